@@ -1,0 +1,220 @@
+"""Positions and moves in the text notation of RULES.md.
+
+Positions are read in either form, the board string (``WB..B..B.W...........W.. w 0 0``) or point
+lists (``W:a1,d1,g1 B:a4,b4,c4 w``), and always printed as the board string. Every problem with the
+input raises ``NotationError`` with a one-line message naming it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .boards import Board
+from .errors import NotationError
+from .rules import RuleSet
+
+
+@dataclass(frozen=True)
+class Position:
+    """Men of White and Black as bitmasks, the side to move ('w' or 'b') and the men in hand."""
+
+    white: int
+    black: int
+    side: str = "w"
+    hand_white: int = 0
+    hand_black: int = 0
+
+    @property
+    def mover(self) -> int:
+        return self.white if self.side == "w" else self.black
+
+    @property
+    def opponent(self) -> int:
+        return self.black if self.side == "w" else self.white
+
+    @property
+    def hand_mover(self) -> int:
+        return self.hand_white if self.side == "w" else self.hand_black
+
+    @property
+    def hand_opponent(self) -> int:
+        return self.hand_black if self.side == "w" else self.hand_white
+
+    @classmethod
+    def from_mover(cls, side: str, mover: int, opponent: int, hand_mover: int = 0, hand_opponent: int = 0) -> Position:
+        if side == "w":
+            return cls(mover, opponent, "w", hand_mover, hand_opponent)
+        return cls(opponent, mover, "b", hand_opponent, hand_mover)
+
+
+@dataclass(frozen=True)
+class Move:
+    """``frm`` = -1 for a placement; ``to`` = -1 for a pass; removals -1 for none."""
+
+    frm: int
+    to: int
+    remove1: int = -1
+    remove2: int = -1
+
+    @property
+    def is_pass(self) -> bool:
+        return self.to < 0
+
+    @property
+    def removals(self) -> tuple[int, ...]:
+        return tuple(r for r in (self.remove1, self.remove2) if r >= 0)
+
+
+_POINT = re.compile(r"^[a-z][0-9]+$")
+
+
+def _point_index(board: Board, name: str, what: str = "point") -> int:
+    if name not in board.index:
+        if not _POINT.match(name):
+            raise NotationError(f"{name!r} is not a point name (like a1)")
+        raise NotationError(f"unknown {what} {name!r} on the {board.name} board")
+    return board.index[name]
+
+
+def _points(board: Board, mask: int) -> list[str]:
+    return [p for i, p in enumerate(board.points) if mask >> i & 1]
+
+
+def format_position(pos: Position, board: Board, hands: bool | None = None) -> str:
+    """The board string form; the men in hand are written when either is non-zero."""
+    cells = "".join("W" if pos.white >> i & 1 else "B" if pos.black >> i & 1 else "." for i in range(board.n))
+    text = f"{cells} {pos.side}"
+    if hands or (hands is None and (pos.hand_white or pos.hand_black)):
+        text += f" {pos.hand_white} {pos.hand_black}"
+    return text
+
+
+def format_point_lists(pos: Position, board: Board) -> str:
+    text = f"W:{','.join(_points(board, pos.white))} B:{','.join(_points(board, pos.black))} {pos.side}"
+    if pos.hand_white or pos.hand_black:
+        text += f" {pos.hand_white} {pos.hand_black}"
+    return text
+
+
+def _parse_side_and_hands(tokens: list[str], text: str) -> tuple[str, int, int]:
+    if not tokens:
+        raise NotationError(f"no side to move in {text!r} (expected 'w' or 'b')")
+    side = tokens[0]
+    if side not in ("w", "b"):
+        raise NotationError(f"bad side to move {side!r} (expected 'w' or 'b')")
+    rest = tokens[1:]
+    if not rest:
+        return side, 0, 0
+    if len(rest) != 2:
+        raise NotationError(f"men in hand must be two numbers (White's, then Black's), got {' '.join(rest)!r}")
+    try:
+        hw, hb = (int(x) for x in rest)
+    except ValueError:
+        raise NotationError(f"men in hand must be two whole numbers, got {' '.join(rest)!r}") from None
+    if hw < 0 or hb < 0:
+        raise NotationError("men in hand cannot be negative")
+    return side, hw, hb
+
+
+def parse_position(text: str, rules: RuleSet) -> Position:
+    """Read a position in either form and check it against ``rules``."""
+    board = rules.board_data
+    tokens = text.split()
+    if not tokens:
+        raise NotationError("empty position")
+    if ":" in tokens[0]:
+        pos = _parse_point_lists(tokens, text, board)
+    else:
+        cells = tokens[0]
+        bad = sorted(set(cells) - set("WB."))
+        if bad:
+            raise NotationError(f"bad character {bad[0]!r} in board string (use W, B or .)")
+        if len(cells) != board.n:
+            raise NotationError(
+                f"wrong length: the board string has {len(cells)} points, the {board.name} board has {board.n}"
+            )
+        white = sum(1 << i for i, c in enumerate(cells) if c == "W")
+        black = sum(1 << i for i, c in enumerate(cells) if c == "B")
+        side, hw, hb = _parse_side_and_hands(tokens[1:], text)
+        pos = Position(white, black, side, hw, hb)
+    check_position(pos, rules)
+    return pos
+
+
+def _parse_point_lists(tokens: list[str], text: str, board: Board) -> Position:
+    masks = {}
+    i = 0
+    while i < len(tokens) and ":" in tokens[i]:
+        colour, _, listed = tokens[i].partition(":")
+        colour = colour.upper()
+        if colour not in ("W", "B"):
+            raise NotationError(f"bad colour {colour!r} before ':' (expected W or B)")
+        if colour in masks:
+            raise NotationError(f"colour {colour} given twice")
+        mask = 0
+        for name in filter(None, listed.split(",")):
+            idx = _point_index(board, name)
+            if mask >> idx & 1:
+                raise NotationError(f"point {name} given twice")
+            mask |= 1 << idx
+        masks[colour] = mask
+        i += 1
+    if set(masks) != {"W", "B"}:
+        missing = "W" if "W" not in masks else "B"
+        raise NotationError(f"no list of {missing} men (write '{missing}:' for none)")
+    both = masks["W"] & masks["B"]
+    if both:
+        raise NotationError(f"point {_points(board, both)[0]} given twice (for White and for Black)")
+    side, hw, hb = _parse_side_and_hands(tokens[i:], text)
+    return Position(masks["W"], masks["B"], side, hw, hb)
+
+
+def check_position(pos: Position, rules: RuleSet) -> None:
+    """Raise NotationError unless the position can arise under ``rules``, as far as counts go."""
+    for name, on_board, hand in (("White", pos.white, pos.hand_white), ("Black", pos.black, pos.hand_black)):
+        count = bin(on_board).count("1")
+        if count + hand > rules.men:
+            raise NotationError(
+                f"{name} has {count} men on the board and {hand} in hand, more than the {rules.men} "
+                f"of the {rules.name} rules"
+            )
+    if rules.lasker == "on":
+        return
+    hw, hb = pos.hand_white, pos.hand_black
+    # Without Lasker's rule the hands empty in turn, White first: White to move has as many men
+    # in hand as Black, Black to move one more than White (both 0 once placing is over).
+    expected_b = hw if pos.side == "w" else hw + 1
+    if (hw or hb) and hb != expected_b:
+        raise NotationError(
+            f"men in hand inconsistent: with {pos.side} to move and White holding {hw}, "
+            f"Black must hold {expected_b}, not {hb}"
+        )
+
+
+def format_move(move: Move, board: Board) -> str:
+    if move.is_pass:
+        return "pass"
+    text = board.points[move.to] if move.frm < 0 else f"{board.points[move.frm]}-{board.points[move.to]}"
+    for r in move.removals:
+        text += "x" + board.points[r]
+    return text
+
+
+_MOVE = re.compile(r"^([a-z][0-9]+)(?:-([a-z][0-9]+))?((?:x[a-z][0-9]+){0,2})$")
+
+
+def parse_move(text: str, board: Board) -> Move:
+    text = text.strip()
+    if text == "pass":
+        return Move(-1, -1)
+    m = _MOVE.match(text)
+    if not m:
+        raise NotationError(f"bad move {text!r} (expected d1, a1-a4, a1-a4xb6 or pass)")
+    first, second, rem = m.groups()
+    a = _point_index(board, first)
+    frm, to = (-1, a) if second is None else (a, _point_index(board, second))
+    removals = [_point_index(board, r) for r in rem.split("x")[1:]]
+    removals.sort()
+    removals += [-1, -1]
+    return Move(frm, to, removals[0], removals[1])

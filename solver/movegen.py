@@ -79,6 +79,10 @@ def _emit_with_removals(out, k, frm, to, formed, opp, mill_masks, opts):
     """Append the move frm->to once per choice of removal (none when no mill is formed)."""
     if formed == 0:
         return _emit(out, k, frm, to, -1, -1)
+    if opts[OPT_MILL_WINS]:
+        # Three Men's Morris: the mill wins at once (game_status), there is no removal; listing
+        # one move per opponent man would multiply the winning move and remove men for nothing.
+        return _emit(out, k, frm, to, -1, -1)
     forfeit = opts[OPT_FORFEIT]
     rem = removable_men(opp, mill_masks, forfeit)
     if rem == 0:  # nothing may be removed: the mill stands, the removal is lost

@@ -18,7 +18,7 @@ ONGOING, LOST, DRAWN = 0, 1, 2
 MAX_MOVES = 8192  # enough for 12 men flying into 21 points with two removals each
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def popcount(x: int) -> int:
     c = 0
     while x:
@@ -27,7 +27,7 @@ def popcount(x: int) -> int:
     return c
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def lowest_bit_index(x: int) -> int:
     i = 0
     while not (x >> i) & 1:

@@ -67,7 +67,7 @@ def _slot(mover, other, n, nsym, sym_img, mask_info, reps, rep_offset, binom):
 
 @nb.njit(cache=True)
 def _init_position(
-    a, b, m, o, buf, succ, syms,
+    a, b, m, o, buf, succ, syms, rsyms, rinfo,
     n, adj, mill_masks, point_mills, opts,
     nsym, sym_img, mask_info, reps, rep_offset, binom,
     ext1, ext2,
@@ -78,53 +78,74 @@ def _init_position(
     k = generate_moves(m, o, 0, 0, n, adj, mill_masks, point_mills, opts, buf)
     if k == 0:
         return 1, 0, 0  # blocked: loss in 0
-    # Successors inside the twin subspace are seen from the opponent, whose men are fixed.
-    nsyms = _canon_setup(o, n, nsym, sym_img, mask_info, syms)
-    oc = image(sym_img, syms[0], o)
-    rep_o = mask_info[o] >> 5
-    per_twin = binom[n - b, a]
+    # Removals first: a win they give makes the successor count irrelevant (a win is never
+    # decided by counting), and a win in 1 ends the search.
     win_at = 0
     floor = 0
     draw_ext = False
-    nsucc = 0
+    per_ext1 = binom[n - (b - 1), a]
+    rinfo[:] = -1  # per removed point: its canonical setup, filled on first use
     for i in range(k):
+        r1 = buf[i, 2]
+        if r1 < 0:
+            continue
         frm = buf[i, 0]
         to = buf[i, 1]
-        r1 = buf[i, 2]
         r2 = buf[i, 3]
         m2 = m
-        if to >= 0:
-            if frm >= 0:
-                m2 = m2 & ~(1 << frm)
-            m2 = m2 | (1 << to)
-        if r1 < 0:
-            succ[nsucc] = _slot_with(oc, rep_o, m2, syms, nsyms, sym_img, per_twin, binom)
-            nsucc += 1
-            continue
+        if frm >= 0:
+            m2 = m2 & ~(1 << frm)
+        m2 = m2 | (1 << to)
         o2 = o & ~(1 << r1)
         if r2 >= 0:
             o2 = o2 & ~(1 << r2)
         left = popcount(o2)
         lvl = 1  # the opponent is left with two men: won at once
         if left >= 3:
-            s = _slot(o2, m2, n, nsym, sym_img, mask_info, reps, rep_offset, binom)
+            if r2 < 0:
+                # The successor's mover is o2, the same for every move removing r1.
+                if rinfo[r1, 0] < 0:
+                    rinfo[r1, 0] = _canon_setup(o2, n, nsym, sym_img, mask_info, rsyms[r1])
+                    rinfo[r1, 1] = image(sym_img, rsyms[r1, 0], o2)
+                    rinfo[r1, 2] = mask_info[o2] >> 5
+                s = _slot_with(rinfo[r1, 1], rinfo[r1, 2], m2, rsyms[r1], rinfo[r1, 0], sym_img, per_ext1, binom)
+            else:
+                s = _slot(o2, m2, n, nsym, sym_img, mask_info, reps, rep_offset, binom)
             if left == b - 1:
-                lvl = np.int64(ext1[s])  # successor at level v - 1: this position one more
+                lvl = np.int64(ext1[s])  # the successor is at level v - 1: this one at v
             else:
                 lvl = np.int64(ext2[s])
-            if lvl == 0:
-                draw_ext = True
         if lvl == 0:
-            continue
-        if lvl % 2 == 1:
+            draw_ext = True
+        elif lvl % 2 == 1:
             if win_at == 0 or lvl < win_at:
                 win_at = lvl
+                if lvl == 1:
+                    break
         elif lvl > floor:
             floor = lvl
+    if win_at:
+        return 0, 0, win_at
+    # Successors inside the twin subspace are seen from the opponent, whose men are fixed.
+    nsyms = _canon_setup(o, n, nsym, sym_img, mask_info, syms)
+    oc = image(sym_img, syms[0], o)
+    rep_o = mask_info[o] >> 5
+    per_twin = binom[n - b, a]
+    nsucc = 0
+    for i in range(k):
+        if buf[i, 2] >= 0:
+            continue
+        frm = buf[i, 0]
+        to = buf[i, 1]
+        m2 = m
+        if to >= 0:  # else a pass
+            if frm >= 0:
+                m2 = m2 & ~(1 << frm)
+            m2 = m2 | (1 << to)
+        succ[nsucc] = _slot_with(oc, rep_o, m2, syms, nsyms, sym_img, per_twin, binom)
+        nsucc += 1
     if nsyms > 1 and nsucc > 1:
         nsucc = _sort_unique(succ, nsucc)  # symmetric successors share a slot: count it once
-    if win_at:
-        return 0, nsucc, win_at
     if draw_ext:
         return 0, nsucc, NOLOSS
     return 0, nsucc, floor
@@ -164,6 +185,8 @@ def init_subspace(
         buf = np.empty((MAX_MOVES, 4), dtype=np.int64)
         succ = np.empty(MAX_MOVES, dtype=np.int64)
         syms = np.empty(16, dtype=np.int64)
+        rsyms = np.empty((n, 16), dtype=np.int64)
+        rinfo = np.empty((n, 3), dtype=np.int64)
         for slot in range(c * CHUNK, min(slots, (c + 1) * CHUNK)):
             m, o = unrank_position(a, b, base + slot, n, nsym, sym_img, mask_info, reps, rep_offset, binom)
             if mask_info[m] & 16 and not is_canonical_pair(m, o, n, nsym, sym_img, mask_info, reps, rep_offset, binom):
@@ -172,7 +195,7 @@ def init_subspace(
                 ext[slot] = 0
                 continue
             v, cnt, e = _init_position(
-                a, b, m, o, buf, succ, syms, n, adj, mill_masks, point_mills, opts,
+                a, b, m, o, buf, succ, syms, rsyms, rinfo, n, adj, mill_masks, point_mills, opts,
                 nsym, sym_img, mask_info, reps, rep_offset, binom, ext1, ext2,
             )
             value[slot] = v

@@ -171,7 +171,9 @@ class MoveGen:
                 for m in self.mills_at[to]:
                     if after & m == m:
                         formed += 1
-                if formed == 0:
+                if formed == 0 or self.mill_wins:
+                    # (under mill-wins a mill wins at once, without a removal: the opponent to
+                    # move faces a mill and has lost)
                     out.append((after, opp))
                 else:
                     count = min(formed, 2) if self.per_mill else 1

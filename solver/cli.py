@@ -121,3 +121,6 @@ def moves(rules_name, options, as_json, positions):
             click.echo(line)
     if failed:
         sys.exit(2)
+
+
+from . import cli_db  # noqa: E402,F401  (registers solve, info, query, verify)

@@ -1,0 +1,94 @@
+"""The database commands of ``morris``: solve, info (and query, verify)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import click
+
+from .cli import main, rules_options, get_rules
+
+DEFAULT_MAX_MEN = 4
+
+
+def _db_option(f):
+    return click.option(
+        "--db",
+        "db_path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="database file [default: data/<rule set>.h5]",
+    )(f)
+
+
+@main.command()
+@rules_options
+@click.option("--max-men", default=DEFAULT_MAX_MEN, show_default=True, help="solve every subspace with both sides at N men or fewer")
+@_db_option
+@click.option("--threads", type=click.IntRange(1, None), default=None, help="threads to use [default: every core]")
+@click.option("--quiet", "-q", is_flag=True, help="no progress bars")
+def solve(rules_name, options, max_men, db_path, threads, quiet):
+    """Solve the moving phase (no men in hand) up to --max-men men a side.
+
+    Subspaces already in the database are skipped, so a rerun after an interruption resumes.
+    """
+    from .solve import format_table
+    from .solve import solve as run_solve
+    from .storage import default_path
+
+    rules = get_rules(rules_name, options)
+    db_path = db_path or default_path(rules)
+    click.echo(f"solving {rules.describe()} up to {max_men} men into {db_path}")
+    t0 = time.perf_counter()
+    rows = run_solve(rules, max_men, db_path, threads=threads, progress=not quiet, echo=click.echo)
+    table = [dict(r.stats, status="skipped" if r.skipped else "solved") for r in rows]
+    click.echo(format_table(table, extra=("seconds", "status")))
+    new = [r for r in rows if not r.skipped]
+    positions = sum(r.stats["positions"] for r in new)
+    secs = time.perf_counter() - t0
+    click.echo(
+        f"{len(new)} subspaces solved, {len(rows) - len(new)} skipped; {positions:,} positions in {secs:.1f} s"
+        + (f" ({positions / secs / 1e6:.2f} M positions/s)" if new and secs > 0 else "")
+    )
+
+
+@main.command()
+@_db_option
+@rules_options
+@click.option("--json", "as_json", is_flag=True, help="one JSON object")
+def info(db_path, rules_name, options, as_json):
+    """Statistics of each subspace of a database."""
+    from .rules import RuleSet
+    from .solve import format_table
+    from .storage import Database, default_path
+
+    path = db_path or default_path(get_rules(rules_name, options))
+    with Database(path) as db:
+        subs = db.subspaces()
+        rows = []
+        for s in subs:
+            rows.append(
+                {
+                    "mover": s.mover,
+                    "opponent": s.opponent,
+                    "positions": s.positions,
+                    "win": s.win,
+                    "draw": s.draw,
+                    "loss": s.loss,
+                    "max_win": s.max_win,
+                    "max_loss": s.max_loss,
+                    "max_plies": s.max_plies,
+                    "slots": s.slots,
+                    "bytes": s.bytes_on_disk,
+                    "seconds": s.seconds,
+                }
+            )
+        rules: RuleSet = db.rules
+    if as_json:
+        click.echo(json.dumps({"rules": rules.to_dict(), "database": str(path), "subspaces": rows}))
+        return
+    click.echo(f"{path}: rules {rules.describe()}, {len(rows)} subspaces")
+    click.echo(format_table(rows, extra=("slots", "bytes", "seconds")))
+    click.echo(f"total: {sum(r['positions'] for r in rows):,} positions, {sum(r['bytes'] for r in rows):,} bytes")

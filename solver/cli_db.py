@@ -92,3 +92,38 @@ def info(db_path, rules_name, options, as_json):
     click.echo(f"{path}: rules {rules.describe()}, {len(rows)} subspaces")
     click.echo(format_table(rows, extra=("slots", "bytes", "seconds")))
     click.echo(f"total: {sum(r['positions'] for r in rows):,} positions, {sum(r['bytes'] for r in rows):,} bytes")
+
+
+@main.command()
+@_db_option
+@rules_options
+@click.option("--threads", type=click.IntRange(1, None), default=None, help="threads to use [default: every core]")
+@click.option("--quiet", "-q", is_flag=True, help="no progress bar")
+def verify(db_path, rules_name, options, threads, quiet):
+    """Check every checksum, then every position: its stored value and plies must equal the
+    best over its successors. Exit status 1 on any mismatch."""
+    import sys
+
+    from .storage import default_path
+    from .verify import verify as run_verify
+
+    path = db_path or default_path(get_rules(rules_name, options))
+    t0 = time.perf_counter()
+    checks = run_verify(path, threads=threads, progress=not quiet, echo=click.echo)
+    width = max((len(c.name) for c in checks), default=8)
+    click.echo(f"{'subspace':>{max(width, 8)}}  {'positions':>13}  checksum  {'mismatches':>10}")
+    for c in checks:
+        status = "missing " + c.missing if c.missing else "unreadable" if c.error else f"{c.mismatches:>10,}"
+        click.echo(f"{c.name:>{max(width, 8)}}  {c.positions:>13,}  {'ok' if c.checksum_ok else 'BAD':>8}  {status}")
+    failed = [c for c in checks if not c.ok]
+    for c in failed:
+        if c.error:
+            click.echo(f"  {c.error}", err=True)
+        for line in c.examples:
+            click.echo(f"  {line}", err=True)
+    total = sum(c.positions for c in checks)
+    secs = time.perf_counter() - t0
+    if failed:
+        click.echo(f"FAILED: {len(failed)} of {len(checks)} subspaces ({total:,} positions, {secs:.1f} s)", err=True)
+        sys.exit(1)
+    click.echo(f"OK: {len(checks)} subspaces, {total:,} positions, every checksum and value checked in {secs:.1f} s")

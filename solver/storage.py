@@ -257,7 +257,11 @@ class Database:
 
     def values(self, a: int, b: int) -> np.ndarray:
         """The whole subspace in memory."""
-        return self.dataset(a, b)[...]
+        ds = self.dataset(a, b)
+        try:
+            return ds[...]
+        except OSError as e:
+            raise DatabaseError(f"subspace {a}-{b} in {self.info(a, b).file} is corrupt: {e}") from None
 
     def read_slots(self, a: int, b: int, slots: np.ndarray) -> np.ndarray:
         ds = self.dataset(a, b)
@@ -266,7 +270,10 @@ class Database:
             return np.zeros(0, dtype=np.uint16)
         order = np.argsort(slots)
         uniq, inverse = np.unique(slots[order], return_inverse=True)
-        got = ds[uniq]  # h5py fancy indexing wants increasing, unique indices
+        try:
+            got = ds[uniq]  # h5py fancy indexing wants increasing, unique indices
+        except OSError as e:
+            raise DatabaseError(f"subspace {a}-{b} in {self.info(a, b).file} is corrupt: {e}") from None
         out = np.empty(slots.shape[0], dtype=np.uint16)
         out[order] = got[inverse]
         return out

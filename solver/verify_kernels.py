@@ -1,0 +1,108 @@
+"""Numba kernel of ``morris verify``: every stored value against the best over its successors.
+
+It recomputes each position's value from scratch with forward move generation (the kernel that
+is tested against OpenSpiel) and the stored values of its successors. It shares no code with the
+engine's un-move generation, counting or scheduling, so it checks them independently. Together
+over all positions, these local checks determine every value and depth uniquely: by induction on
+the depth, each stored win or loss is then right, and so is each draw.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from .engine_kernels import DUP, _slot
+from .index import is_canonical_pair, popcount, unrank_position
+from .movegen import MAX_MOVES, OPT_MILL_WINS, generate_moves, men_in_mills
+
+
+@nb.njit(cache=True)
+def expected_value(
+    m, o, buf, twin, ext1, ext2, b,
+    n, adj, mill_masks, point_mills, opts,
+    nsym, sym_img, mask_info, reps, rep_offset, binom,
+):
+    """The value (engine encoding) that (m, o) must have, given its successors' stored values."""
+    if opts[OPT_MILL_WINS] and men_in_mills(o, mill_masks) != 0:
+        return 1
+    k = generate_moves(m, o, 0, 0, n, adj, mill_masks, point_mills, opts, buf)
+    if k == 0:
+        return 1
+    best_win = 0
+    worst_loss = 0
+    draw = False
+    for i in range(k):
+        frm, to, r1, r2 = buf[i, 0], buf[i, 1], buf[i, 2], buf[i, 3]
+        m2 = m
+        if to >= 0:
+            if frm >= 0:
+                m2 = m2 & ~(1 << frm)
+            m2 = m2 | (1 << to)
+        o2 = o
+        if r1 >= 0:
+            o2 = o2 & ~(1 << r1)
+        if r2 >= 0:
+            o2 = o2 & ~(1 << r2)
+        left = popcount(o2)
+        if left < 3:
+            sv = 1  # the opponent has lost: a loss in 0 for them
+        else:
+            s = _slot(o2, m2, n, nsym, sym_img, mask_info, reps, rep_offset, binom)
+            if left == b:
+                sv = np.int64(twin[s])
+            elif left == b - 1:
+                sv = np.int64(ext1[s])
+            else:
+                sv = np.int64(ext2[s])
+        if sv == 0:
+            draw = True
+        elif sv % 2 == 1:  # the opponent loses: we win one ply later
+            if best_win == 0 or sv + 1 < best_win:
+                best_win = sv + 1
+        elif sv + 1 > worst_loss:
+            worst_loss = sv + 1
+    if best_win:
+        return best_win
+    if draw:
+        return 0
+    return worst_loss
+
+
+@nb.njit(cache=True, parallel=True)
+def verify_subspace(
+    a, b, values, twin, ext1, ext2,
+    n, adj, mill_masks, point_mills, opts,
+    nsym, sym_img, mask_info, reps, rep_offset, binom,
+    bad, max_bad,
+):
+    """Check every slot of (a, b); return the number of mismatches and write up to ``max_bad``
+    mismatched slots into ``bad`` (per block, so the first few of each block)."""
+    slots = values.shape[0]
+    block = 4096
+    nblocks = (slots + block - 1) // block
+    errors = np.zeros(nblocks, dtype=np.int64)
+    first = np.full(nblocks, -1, dtype=np.int64)
+    for c in nb.prange(nblocks):
+        buf = np.empty((MAX_MOVES, 4), dtype=np.int64)
+        for slot in range(c * block, min(slots, (c + 1) * block)):
+            m, o = unrank_position(a, b, slot, n, nsym, sym_img, mask_info, reps, rep_offset, binom)
+            canonical = is_canonical_pair(m, o, n, nsym, sym_img, mask_info, reps, rep_offset, binom)
+            if not canonical:
+                ok = values[slot] == DUP
+            else:
+                want = expected_value(
+                    m, o, buf, twin, ext1, ext2, b, n, adj, mill_masks, point_mills, opts,
+                    nsym, sym_img, mask_info, reps, rep_offset, binom,
+                )
+                ok = values[slot] == want
+            if not ok:
+                errors[c] += 1
+                if first[c] < 0:
+                    first[c] = slot
+    k = 0
+    for c in range(nblocks):
+        if first[c] >= 0 and k < max_bad:
+            bad[k] = first[c]
+            k += 1
+    return errors.sum()

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 from typing import NamedTuple
 
@@ -421,6 +422,59 @@ def solve_graph(g: Graph) -> tuple[np.ndarray, np.ndarray]:
         owner = owner[keep]
         succ = succ[keep]
     return value, plies
+
+
+def check_solution(g: Graph, value: np.ndarray, plies: np.ndarray) -> None:
+    """Assert that (value, plies) satisfy the definition on every position of ``g``: a lost
+    position is a loss in 0; a win is 1 + the least plies of its successors that are losses (a
+    successor lost at once counts 0); a loss has only wins as successors and is 1 + the most of
+    their plies; a draw has no loss successor and at least one draw successor. (With the draws as
+    the positions left undecided this pins the solution down; an engine's output can be handed
+    in as it is, in the graph's order.)"""
+    size = g.size
+    owner = g.owner()
+    v_s, p_s = value[g.succ], plies[g.succ]
+    n_succ = np.diff(g.indptr)
+    win, draw, loss = value == WIN, value == DRAW, value == LOSS
+    assert np.all(win | draw | loss)
+    assert np.all(plies[draw] == -1) and np.all(plies[~draw] >= 0)
+
+    # lost at once
+    assert np.all(loss[g.lost] & (plies[g.lost] == 0)) and np.all(n_succ[g.lost] == 0)
+    assert not np.any(g.lost & g.wins_at_once)
+    assert np.all(g.lost == (loss & (plies == 0))), "loss in 0 plies only when the game is over"
+
+    # least plies of a loss successor (0 for a successor lost at once), else a large number
+    big = np.iinfo(np.int32).max
+    least_loss = np.full(size, big, dtype=np.int64)
+    e = v_s == LOSS
+    np.minimum.at(least_loss, owner[e], p_s[e])
+    least_loss[g.wins_at_once] = 0
+    assert np.all(least_loss[win] + 1 == plies[win]), "a win is 1 + its shortest loss successor"
+
+    n_win = np.bincount(owner[v_s == WIN], minlength=size)
+    n_draw = np.bincount(owner[v_s == DRAW], minlength=size)
+    most_win = np.full(size, -1, dtype=np.int64)
+    e = v_s == WIN
+    np.maximum.at(most_win, owner[e], p_s[e])
+    inner_loss = loss & ~g.lost
+    assert np.all(n_win[inner_loss] == n_succ[inner_loss]) and not np.any(g.wins_at_once[inner_loss])
+    assert np.all(n_succ[inner_loss] > 0)
+    assert np.all(most_win[inner_loss] + 1 == plies[inner_loss]), "a loss is 1 + its longest win successor"
+
+    assert np.all(least_loss[draw] == big), "a draw has no loss successor"
+    assert np.all(n_draw[draw] > 0), "a draw has a draw successor"
+
+
+@lru_cache(maxsize=8)
+def cached_solve(rules: RuleSet, max_men: int | None = None, subspaces: tuple | None = None):
+    """``solve_reference`` remembered per arguments (for tests that share a solution; the arrays
+    are read-only). ``subspaces`` must be a tuple of (a, b) tuples."""
+    result = solve_reference(rules, max_men=max_men, subspaces=subspaces)
+    for s in result.values():
+        for arr in s:
+            arr.flags.writeable = False
+    return result
 
 
 class Subspace(NamedTuple):

@@ -124,3 +124,4 @@ def moves(rules_name, options, as_json, positions):
 
 
 from . import cli_db  # noqa: E402,F401  (registers solve, info, query, verify)
+from . import cli_query  # noqa: E402,F401  (registers query)

@@ -1,0 +1,127 @@
+"""``morris query``: the value of positions and of every move, from a solved database."""
+
+from __future__ import annotations
+
+import json
+import sys
+from itertools import islice
+from pathlib import Path
+
+import click
+from click.core import ParameterSource
+
+from .cli import get_rules, main, read_positions, rules_options
+from .errors import MorrisError
+
+BATCH = 1000  # positions read from the database together (one read per subspace)
+
+
+def _value_text(value: str, plies: int | None) -> str:
+    if value == "draw":
+        return "draw"
+    return f"{value} in {plies}"
+
+
+def _as_json(an) -> dict:
+    out = {"position": an.board_string, "value": an.probe.value, "plies": an.probe.plies}
+    if an.probe.three_men_rule is not None:
+        out["three_men_rule"] = an.probe.three_men_rule
+    moves = []
+    for m in an.moves:
+        d = {"move": m.notation, "value": m.value, "plies": m.plies}
+        if m.three_men_rule is not None:
+            d["three_men_rule"] = m.three_men_rule
+        moves.append(d)
+    out["moves"] = moves
+    return out
+
+
+def _as_text(an, board) -> str:
+    pos = an.position
+    cells = {i: "W" for i in range(board.n) if pos.white >> i & 1}
+    cells.update({i: "B" for i in range(board.n) if pos.black >> i & 1})
+    side = "White" if pos.side == "w" else "Black"
+    lines = [board.render(cells), an.board_string]
+    p = an.probe
+    if p.value == "loss" and p.plies == 0:
+        lines.append(f"{side} to move has lost (loss in 0 plies): the game is over")
+    elif p.value == "draw":
+        lines.append(f"{side} to move: draw")
+    else:
+        lines.append(f"{side} to move: {p.value} in {p.plies} plies")
+    if p.three_men_rule is not None:
+        lines.append(
+            f"three men each: {p.three_men_rule} under the ten-move rule "
+            "(a win or loss taking more than 20 plies is a draw; counted from this position)"
+        )
+    if an.moves:
+        three = any(m.three_men_rule is not None for m in an.moves)
+        width = max(4, *(len(m.notation) for m in an.moves))
+        head = f"  {'move':<{width}}  value"
+        if three:
+            head += "         ten-move rule"
+        lines.append(head)
+        for m in an.moves:
+            row = f"  {m.notation:<{width}}  {_value_text(m.value, m.plies)}"
+            if three:
+                row = f"{row:<{width + 18}}{m.three_men_rule}"
+            lines.append(row.rstrip())
+    return "\n".join(lines)
+
+
+@main.command()
+@click.option(
+    "--db",
+    "db_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="database file [default: data/<rule set>.h5]",
+)
+@rules_options
+@click.option("--json", "as_json", is_flag=True, help="one JSON object per position, a line each")
+@click.argument("positions", nargs=-1, required=True)
+def query(db_path, rules_name, options, as_json, positions):
+    """The perfect-play value of each POSITION and of every legal move, best first.
+
+    POSITION is a board string or point lists (quote each: "W:a1,d1,g1 B:a4,b4,c4 w"); '-'
+    reads positions from standard input, one a line. Values are for the side to move (for a
+    move: for the player making it), with the plies to the end of the game; positions are read
+    with the database's own rule set. Where both sides have 3 men the answer under the ten-move
+    rule is given too (a win or loss in more than 20 plies is a draw under it).
+    """
+    from .api import open_database
+    from .storage import default_path
+
+    ctx = click.get_current_context()
+    explicit = bool(options) or ctx.get_parameter_source("rules_name") not in (
+        ParameterSource.DEFAULT,
+        ParameterSource.DEFAULT_MAP,
+    )
+    rules = get_rules(rules_name, options)
+    path = db_path or default_path(rules)
+    # The database's rule set reads the positions; --rules/-o given as well must agree with it.
+    with open_database(path, rules if (explicit or db_path is None) else None) as db:
+        board = db.board
+        worst = 0
+        first = True
+        stream = iter(read_positions(positions))
+        while True:
+            texts = list(islice(stream, BATCH))
+            if not texts:
+                break
+            for text, an in zip(texts, db.analyse_many(texts, on_error="return")):
+                if isinstance(an, MorrisError):
+                    worst = max(worst, an.exit_code)
+                    click.echo(f"error: {an}: {text!r}", err=True)
+                    if as_json:
+                        click.echo(json.dumps({"input": text, "error": str(an)}))
+                    continue
+                if as_json:
+                    click.echo(json.dumps(_as_json(an)))
+                else:
+                    if not first:
+                        click.echo()
+                    first = False
+                    click.echo(_as_text(an, board))
+    if worst:
+        sys.exit(worst)

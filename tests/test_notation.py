@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -238,8 +239,10 @@ def test_good_options_are_accepted():
 )
 def test_bad_input_in_a_real_process(args):
     """The installed command, not the test runner: status 2, one line, no traceback."""
+    script = Path(sys.executable).with_name("morris")
+    command = [str(script)] if script.exists() else [sys.executable, "-c", "from solver.cli import main; main()"]
     proc = subprocess.run(
-        [sys.executable, "-c", "from solver.cli import main; main()", *args],
+        [*command, *args],
         capture_output=True,
         text=True,
         timeout=120,

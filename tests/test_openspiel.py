@@ -202,13 +202,13 @@ def play_and_compare(seed: int, stats: Counter, every_child: bool = False) -> No
         assert seen == pos, (seed, ply)
         assert turn == ply
         assert (nw, nb) == (bin(pos.white).count("1") + pos.hand_white, bin(pos.black).count("1") + pos.hand_black)
-        if turn >= MAX_TURNS:
+        ours = legal_moves(pos, RULES)
+        res = result(pos, RULES)
+        if turn >= MAX_TURNS and res is None:  # OpenSpiel's turn limit; the game goes on for us
             assert state.is_terminal() and state.returns() == [0.0, 0.0]
             stats["200-turn draws"] += 1
             return
-        ours = legal_moves(pos, RULES)
-        res = result(pos, RULES)
-        if state.is_terminal():
+        if state.is_terminal():  # a loss at turn 200 is a loss for OpenSpiel too
             mover = 0 if pos.side == "w" else 1
             assert res == "loss" and ours == [], (seed, ply)
             assert state.returns()[mover] == -1.0 and state.returns()[1 - mover] == 1.0

@@ -1,8 +1,27 @@
 """Nine Men's Morris and relatives: rules, perfect-play databases, queries.
 
-``open_database(path)`` opens a solved database for queries (see ``solver.api``).
+``open_database(path)`` opens a solved database for queries (see ``solver.api``); the result types
+``Probe``, ``MoveValue`` and ``Analysis`` and ``three_men_rule`` come from there too. They are
+imported on first use, so ``import solver.notation`` (and ``morris --help``) stay light.
 """
 
-from .api import Analysis, MorrisDatabase, MoveValue, Probe, open_database, three_men_rule
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 __all__ = ["open_database", "MorrisDatabase", "Probe", "MoveValue", "Analysis", "three_men_rule"]
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .api import Analysis, MorrisDatabase, MoveValue, Probe, open_database, three_men_rule
+
+
+def __getattr__(name: str):
+    if name in __all__:
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'solver' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + __all__)

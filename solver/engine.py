@@ -106,7 +106,10 @@ def solve_pair(
             npreds = np.empty(preds.shape[0], dtype=np.int64)
             for lo in range(0, int(ncur[h]), BLOCK):
                 block = cur[h][lo : min(int(ncur[h]), lo + BLOCK)]
-                ek.gather_predecessors(block, block.shape[0], qa, qb, preds, npreds, n, adj, mills, point_mills, opts, *idx)
+                ek.gather_predecessors(
+                    block, block.shape[0], qa, qb, value[h], preds, npreds, value[other], count[other], ext[other],
+                    n, adj, mills, point_mills, opts, *idx,
+                )
                 nnext[other] = ek.apply_predecessors(
                     block, block.shape[0], value[h], preds, npreds,
                     value[other], count[other], ext[other], nxt[other], nnext[other],

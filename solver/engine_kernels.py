@@ -6,7 +6,10 @@ plies to the end of the game; an odd level is a win, an even level a loss.
 
 While solving, each slot also has
 - ``count``: its distinct successors inside the twin subspace (no removal) not yet known to be wins
-  for the opponent;
+  for the opponent. It is computed lazily (UNKNOWN until then): only a position that some
+  successor's win reaches, or whose removals alone could make it a loss, ever needs it. Most
+  positions of the larger subspaces are draws that nothing reaches, so this skips most of the
+  successor ranking;
 - ``ext``: what its removals into smaller, solved subspaces say: an odd level is the earliest win
   they give, an even level the latest loss they allow (the loss waits for it), NOLOSS when one of
   them is a draw, 0 when there are none.
@@ -21,12 +24,14 @@ import numba as nb
 import numpy as np
 
 from .index import canonical_pair, colex_rank, image, is_canonical_pair, popcount, unrank_position
-from .movegen import MAX_MOVES, OPT_FLY, OPT_FORFEIT, OPT_MILL_WINS, OPT_OPTIONAL, OPT_PASS
-from .movegen import generate_moves, men_in_mills, mills_formed, removable_men
+from .bits import ctz
+from .movegen import MAX_MOVES, OPT_FLY, OPT_FORFEIT, OPT_MILL_WINS, OPT_OPTIONAL, OPT_PASS, OPT_PER_MILL
+from .movegen import men_in_mills, mills_formed, removable_men
 
 DUP = 0xFFFF
 NOLOSS = 0xFFFE
 MAX_LEVEL = 0xFFFD - 1  # value = level + 1 must stay below NOLOSS and DUP
+UNKNOWN = 255  # count not computed yet (a count is at most 3 * 21 + 1)
 CHUNK = 4096
 
 
@@ -66,89 +71,170 @@ def _slot(mover, other, n, nsym, sym_img, mask_info, reps, rep_offset, binom):
 
 
 @nb.njit(cache=True)
-def _init_position(
-    a, b, m, o, buf, succ, syms, rsyms, rinfo,
+def _removal_level(m2, o, r1, r2, b, a, rsyms, rinfo, n, nsym, sym_img, mask_info, reps, rep_offset, binom, ext1, ext2):
+    """Level this position gets from the successor where ``m2`` is the mover's men after the
+    move and r1 (and r2) are removed: odd = a win, even = a loss, 0 = a draw."""
+    o2 = o & ~(1 << r1)
+    if r2 >= 0:
+        o2 = o2 & ~(1 << r2)
+    left = popcount(o2)
+    if left < 3:
+        return 1  # the opponent is left with two men: won at once
+    if r2 < 0:
+        # The successor's mover is o2, the same for every move removing r1: set up once.
+        if rinfo[r1, 0] < 0:
+            rinfo[r1, 0] = _canon_setup(o2, n, nsym, sym_img, mask_info, rsyms[r1])
+            rinfo[r1, 1] = image(sym_img, rsyms[r1, 0], o2)
+            rinfo[r1, 2] = mask_info[o2] >> 5
+        s = _slot_with(rinfo[r1, 1], rinfo[r1, 2], m2, rsyms[r1], rinfo[r1, 0], sym_img, binom[n - left, a], binom)
+    else:
+        s = _slot(o2, m2, n, nsym, sym_img, mask_info, reps, rep_offset, binom)
+    if left == b - 1:
+        return np.int64(ext1[s])  # the successor is at level v - 1: this position at v
+    return np.int64(ext2[s])
+
+
+@nb.njit(cache=True)
+def _removal_outcome(
+    a, b, m, o, rsyms, rinfo,
     n, adj, mill_masks, point_mills, opts,
     nsym, sym_img, mask_info, reps, rep_offset, binom,
     ext1, ext2,
 ):
-    """(value, count, ext) of the canonical position (m, o) before propagation."""
-    if opts[OPT_MILL_WINS] and men_in_mills(o, mill_masks) != 0:
-        return 1, 0, 0  # lost already: loss in 0
-    k = generate_moves(m, o, 0, 0, n, adj, mill_masks, point_mills, opts, buf)
-    if k == 0:
-        return 1, 0, 0  # blocked: loss in 0
-    # Removals first: a win they give makes the successor count irrelevant (a win is never
-    # decided by counting), and a win in 1 ends the search.
+    """What the moves with a removal give the canonical position (m, o): its ``ext`` code.
+
+    Mill-forming moves are found from the mills (two of the mover's men and an empty third
+    point), not by trying every move; ``verify`` checks the results with the general generator.
+    """
+    rem = removable_men(o, mill_masks, opts[OPT_FORFEIT])
+    if rem == 0:
+        return 0  # nothing may be removed: every move stays in the twin subspace
+    empty = ((1 << n) - 1) & ~(m | o)
+    flying = opts[OPT_FLY] != 0 and a == 3
+    per_mill = opts[OPT_PER_MILL] != 0
+    x = rem
+    while x:
+        low = x & -x
+        rinfo[ctz(low), 0] = -1
+        x ^= low
     win_at = 0
     floor = 0
     draw_ext = False
-    per_ext1 = binom[n - (b - 1), a]
-    rinfo[:] = -1  # per removed point: its canonical setup, filled on first use
-    for i in range(k):
-        r1 = buf[i, 2]
-        if r1 < 0:
+    for mill in mill_masks:
+        mine = m & mill
+        if popcount(mine) != popcount(mill) - 1:
             continue
-        frm = buf[i, 0]
-        to = buf[i, 1]
-        r2 = buf[i, 3]
-        m2 = m
-        if frm >= 0:
-            m2 = m2 & ~(1 << frm)
-        m2 = m2 | (1 << to)
-        o2 = o & ~(1 << r1)
-        if r2 >= 0:
-            o2 = o2 & ~(1 << r2)
-        left = popcount(o2)
-        lvl = 1  # the opponent is left with two men: won at once
-        if left >= 3:
-            if r2 < 0:
-                # The successor's mover is o2, the same for every move removing r1.
-                if rinfo[r1, 0] < 0:
-                    rinfo[r1, 0] = _canon_setup(o2, n, nsym, sym_img, mask_info, rsyms[r1])
-                    rinfo[r1, 1] = image(sym_img, rsyms[r1, 0], o2)
-                    rinfo[r1, 2] = mask_info[o2] >> 5
-                s = _slot_with(rinfo[r1, 1], rinfo[r1, 2], m2, rsyms[r1], rinfo[r1, 0], sym_img, per_ext1, binom)
-            else:
-                s = _slot(o2, m2, n, nsym, sym_img, mask_info, reps, rep_offset, binom)
-            if left == b - 1:
-                lvl = np.int64(ext1[s])  # the successor is at level v - 1: this one at v
-            else:
-                lvl = np.int64(ext2[s])
-        if lvl == 0:
-            draw_ext = True
-        elif lvl % 2 == 1:
-            if win_at == 0 or lvl < win_at:
-                win_at = lvl
-                if lvl == 1:
-                    break
-        elif lvl > floor:
-            floor = lvl
+        target = mill & ~m
+        if target & empty == 0:
+            continue
+        to = ctz(target)
+        # A man of this mill moving in would leave the mill open.
+        f = (m & ~mill) if flying else (adj[to] & m & ~mill)
+        while f:
+            lowf = f & -f
+            f ^= lowf
+            m2 = (m ^ lowf) | target
+            double = per_mill and mills_formed(m2, to, point_mills) >= 2
+            x = rem
+            while x:
+                lowr = x & -x
+                x ^= lowr
+                r1 = ctz(lowr)
+                if double:
+                    lvl = _double_removal_level(m2, o, r1, b, a, mill_masks, opts, rsyms, rinfo, n, nsym, sym_img, mask_info, reps, rep_offset, binom, ext1, ext2)
+                else:
+                    lvl = _removal_level(m2, o, r1, -1, b, a, rsyms, rinfo, n, nsym, sym_img, mask_info, reps, rep_offset, binom, ext1, ext2)
+                if lvl == 0:
+                    draw_ext = True
+                elif lvl % 2 == 1:
+                    if win_at == 0 or lvl < win_at:
+                        win_at = lvl
+                        if lvl == 1:
+                            return 1  # a win in 1 settles it: nothing is quicker
+                elif lvl > floor:
+                    floor = lvl
     if win_at:
-        return 0, 0, win_at
-    # Successors inside the twin subspace are seen from the opponent, whose men are fixed.
+        return win_at
+    if draw_ext:
+        return NOLOSS
+    return floor
+
+
+@nb.njit(cache=True)
+def _count_successors(
+    a, b, m, o, succ, syms,
+    n, adj, mill_masks, point_mills, opts,
+    nsym, sym_img, mask_info, binom,
+):
+    """Distinct slots of the twin subspace that (m, o) reaches by a move without removal (or by
+    a pass), exactly the moves whose inverse ``gather_predecessors`` generates."""
+    empty = ((1 << n) - 1) & ~(m | o)
+    flying = opts[OPT_FLY] != 0 and a == 3
+    keep = opts[OPT_OPTIONAL] != 0 or removable_men(o, mill_masks, opts[OPT_FORFEIT]) == 0
     nsyms = _canon_setup(o, n, nsym, sym_img, mask_info, syms)
     oc = image(sym_img, syms[0], o)
     rep_o = mask_info[o] >> 5
     per_twin = binom[n - b, a]
     nsucc = 0
-    for i in range(k):
-        if buf[i, 2] >= 0:
-            continue
-        frm = buf[i, 0]
-        to = buf[i, 1]
-        m2 = m
-        if to >= 0:  # else a pass
-            if frm >= 0:
-                m2 = m2 & ~(1 << frm)
-            m2 = m2 | (1 << to)
-        succ[nsucc] = _slot_with(oc, rep_o, m2, syms, nsyms, sym_img, per_twin, binom)
-        nsucc += 1
+    f = m
+    while f:
+        lowf = f & -f
+        f ^= lowf
+        rest = m ^ lowf
+        t = empty if flying else adj[ctz(lowf)] & empty
+        while t:
+            lowt = t & -t
+            t ^= lowt
+            m2 = rest | lowt
+            if keep or mills_formed(m2, ctz(lowt), point_mills) == 0:
+                succ[nsucc] = _slot_with(oc, rep_o, m2, syms, nsyms, sym_img, per_twin, binom)
+                nsucc += 1
+    if nsucc == 0 and opts[OPT_PASS] and not _has_move(m, o, n, adj, flying):
+        succ[0] = _slot_with(oc, rep_o, m, syms, nsyms, sym_img, per_twin, binom)  # the pass
+        nsucc = 1
     if nsyms > 1 and nsucc > 1:
         nsucc = _sort_unique(succ, nsucc)  # symmetric successors share a slot: count it once
-    if draw_ext:
-        return 0, nsucc, NOLOSS
-    return 0, nsucc, floor
+    return nsucc
+
+
+@nb.njit(cache=True)
+def _double_removal_level(m2, o, r1, b, a, mill_masks, opts, rsyms, rinfo, n, nsym, sym_img, mask_info, reps, rep_offset, binom, ext1, ext2):
+    """Best outcome, for the mover, of removing r1 and then a second man (one per mill formed),
+    as the move generator lists them; a draw is 0, which the caller treats separately, so return
+    the outcome list's summary the same way a single removal does: here each pair counts as its
+    own successor, so the caller must see them all. Returns the minimum odd level if any,
+    else 0 if any draw, else the maximum even level."""
+    o1 = o & ~(1 << r1)
+    rem2 = removable_men(o1, mill_masks, opts[OPT_FORFEIT])
+    win = 0
+    worst = 0
+    draw = False
+    if rem2 == 0 or opts[OPT_OPTIONAL]:
+        lvl = _removal_level(m2, o, r1, -1, b, a, rsyms, rinfo, n, nsym, sym_img, mask_info, reps, rep_offset, binom, ext1, ext2)
+        if lvl == 0:
+            draw = True
+        elif lvl % 2 == 1:
+            win = lvl
+        else:
+            worst = lvl
+    x = rem2
+    while x:
+        low = x & -x
+        x ^= low
+        r2 = ctz(low)
+        lvl = _removal_level(m2, o, r1, r2, b, a, rsyms, rinfo, n, nsym, sym_img, mask_info, reps, rep_offset, binom, ext1, ext2)
+        if lvl == 0:
+            draw = True
+        elif lvl % 2 == 1:
+            if win == 0 or lvl < win:
+                win = lvl
+        elif lvl > worst:
+            worst = lvl
+    if win:
+        return win
+    if draw:
+        return 0
+    return worst
 
 
 @nb.njit(cache=True)
@@ -177,41 +263,53 @@ def init_subspace(
     ext1, ext2,
 ):
     """First pass over the slots ``base ...`` of subspace (a, b) (``value``, ``count``, ``ext`` are
-    their slices): terminal losses, successor counts, removal outcomes. ``ext1``/``ext2`` hold the
-    solved values of (b-1, a) and (b-2, a) (two removals at once)."""
+    their slices): terminal losses and removal outcomes; counts only where removals alone may
+    decide a loss. ``ext1``/``ext2`` hold the solved values of (b-1, a) and (b-2, a)."""
     slots = value.shape[0]
     nchunks = (slots + CHUNK - 1) // CHUNK
+    flying = opts[OPT_FLY] != 0 and a == 3
     for c in nb.prange(nchunks):
-        buf = np.empty((MAX_MOVES, 4), dtype=np.int64)
         succ = np.empty(MAX_MOVES, dtype=np.int64)
         syms = np.empty(16, dtype=np.int64)
         rsyms = np.empty((n, 16), dtype=np.int64)
         rinfo = np.empty((n, 3), dtype=np.int64)
         for slot in range(c * CHUNK, min(slots, (c + 1) * CHUNK)):
             m, o = unrank_position(a, b, base + slot, n, nsym, sym_img, mask_info, reps, rep_offset, binom)
+            count[slot] = UNKNOWN
+            ext[slot] = 0
+            value[slot] = 0
             if mask_info[m] & 16 and not is_canonical_pair(m, o, n, nsym, sym_img, mask_info, reps, rep_offset, binom):
                 value[slot] = DUP
-                count[slot] = 0
-                ext[slot] = 0
                 continue
-            v, cnt, e = _init_position(
-                a, b, m, o, buf, succ, syms, rsyms, rinfo, n, adj, mill_masks, point_mills, opts,
+            if opts[OPT_MILL_WINS] and men_in_mills(o, mill_masks) != 0:
+                value[slot] = 1  # lost already: loss in 0
+                continue
+            if not opts[OPT_PASS] and not _has_move(m, o, n, adj, flying):
+                value[slot] = 1  # blocked: loss in 0
+                continue
+            e = _removal_outcome(
+                a, b, m, o, rsyms, rinfo, n, adj, mill_masks, point_mills, opts,
                 nsym, sym_img, mask_info, reps, rep_offset, binom, ext1, ext2,
             )
-            value[slot] = v
-            count[slot] = cnt
             ext[slot] = e
+            if e != 0 and e % 2 == 0 and e != NOLOSS:
+                # Removals allow a loss at level e: the schedule will ask whether every other
+                # successor has become a win by then.
+                count[slot] = _count_successors(
+                    a, b, m, o, succ, syms, n, adj, mill_masks, point_mills, opts,
+                    nsym, sym_img, mask_info, binom,
+                )
 
 
 @nb.njit(cache=True)
-def _has_move(m, o, n, adj, mill_masks, point_mills, opts, flying):
+def _has_move(m, o, n, adj, flying):
     empty = ((1 << n) - 1) & ~(m | o)
     if flying:
         return empty != 0
     f = m
     while f:
         low = f & -f
-        if adj[popcount(low - 1)] & empty:
+        if adj[ctz(low)] & empty:
             return True
         f ^= low
     return False
@@ -219,19 +317,26 @@ def _has_move(m, o, n, adj, mill_masks, point_mills, opts, flying):
 
 @nb.njit(cache=True, parallel=True)
 def gather_predecessors(
-    frontier, nfront, qa, qb, preds, npreds,
+    frontier, nfront, qa, qb, qvalue, preds, npreds, value, count, ext,
     n, adj, mill_masks, point_mills, opts,
     nsym, sym_img, mask_info, reps, rep_offset, binom,
 ):
     """For each frontier slot of subspace (qa, qb), the distinct slots of (qb, qa) whose mover
-    reaches it by a move without removal (or by a pass). Writes preds[i, :npreds[i]]."""
+    reaches it by a move without removal (or by a pass). Writes preds[i, :npreds[i]].
+
+    Where the frontier position is a win, an undecided predecessor that could still lose gets
+    its successor count now, before ``apply_predecessors`` decrements it (two threads may compute
+    the same count; they write the same number)."""
     empty_all = (1 << n) - 1
     flying = opts[OPT_FLY] != 0 and qb == 3
     nchunks = (nfront + 255) // 256
     for c in nb.prange(nchunks):
         syms = np.empty(16, dtype=np.int64)
+        succ = np.empty(MAX_MOVES, dtype=np.int64)
         for i in range(c * 256, min(nfront, (c + 1) * 256)):
-            qm, qo = unrank_position(qa, qb, frontier[i], n, nsym, sym_img, mask_info, reps, rep_offset, binom)
+            q = frontier[i]
+            q_wins = (qvalue[q] - 1) % 2 == 1
+            qm, qo = unrank_position(qa, qb, q, n, nsym, sym_img, mask_info, reps, rep_offset, binom)
             k = 0
             if opts[OPT_MILL_WINS] and men_in_mills(qm, mill_masks) != 0:
                 npreds[i] = 0  # every predecessor had already lost
@@ -242,7 +347,7 @@ def gather_predecessors(
             t = qo
             while t:
                 lowt = t & -t
-                to = popcount(lowt - 1)
+                to = ctz(lowt)
                 t ^= lowt
                 if not may_keep and mills_formed(qo, to, point_mills) > 0:
                     continue
@@ -251,14 +356,32 @@ def gather_predecessors(
                     lowf = f & -f
                     f ^= lowf
                     pm = (qo & ~lowt) | lowf
-                    preds[i, k] = _slot(pm, qm, n, nsym, sym_img, mask_info, reps, rep_offset, binom)
+                    p = _slot(pm, qm, n, nsym, sym_img, mask_info, reps, rep_offset, binom)
+                    preds[i, k] = p
                     k += 1
-            if opts[OPT_PASS] and not _has_move(qo, qm, n, adj, mill_masks, point_mills, opts, flying):
-                preds[i, k] = _slot(qo, qm, n, nsym, sym_img, mask_info, reps, rep_offset, binom)
+                    if q_wins and count[p] == UNKNOWN and value[p] == 0 and _may_lose(ext[p]):
+                        count[p] = _count_successors(
+                            qb, qa, pm, qm, succ, syms, n, adj, mill_masks, point_mills, opts,
+                            nsym, sym_img, mask_info, binom,
+                        )
+            if opts[OPT_PASS] and not _has_move(qo, qm, n, adj, flying):
+                p = _slot(qo, qm, n, nsym, sym_img, mask_info, reps, rep_offset, binom)
+                preds[i, k] = p
                 k += 1
+                if q_wins and count[p] == UNKNOWN and value[p] == 0 and _may_lose(ext[p]):
+                    count[p] = _count_successors(
+                        qb, qa, qo, qm, succ, syms, n, adj, mill_masks, point_mills, opts,
+                        nsym, sym_img, mask_info, binom,
+                    )
             if mask_info[qm] & 16 and k > 1:
                 k = _sort_unique(preds[i], k)  # only a symmetry fixing qm makes two share a slot
             npreds[i] = k
+
+
+@nb.njit(cache=True)
+def _may_lose(e):
+    """False when a removal already gives a win or a draw."""
+    return e % 2 == 0 and e != NOLOSS
 
 
 @nb.njit(cache=True)
@@ -275,10 +398,9 @@ def apply_predecessors(frontier, nfront, qvalue, preds, npreds, value, count, ex
                 value[p] = new  # a move to a lost position: win
                 out[nout] = p
                 nout += 1
-            else:
+            elif _may_lose(ext[p]):
                 count[p] -= 1
-                e = ext[p]
-                if count[p] == 0 and e % 2 == 0 and e <= lvl + 1:
+                if count[p] == 0 and ext[p] <= lvl + 1:
                     value[p] = new  # every successor wins for the opponent: loss
                     out[nout] = p
                     nout += 1

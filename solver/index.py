@@ -18,24 +18,10 @@ from functools import lru_cache
 import numba as nb
 import numpy as np
 
+from .bits import ctz, popcount  # noqa: F401  (re-exported for the kernels)
 from .boards import BOARDS, Board
 
 SYM_BITS = 5  # mask_info = rep << 5 | symmetric << 4 | g0
-
-
-@nb.njit(cache=True)
-def popcount(x):
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    # The top byte holds the count (< 128), so the wrapped signed product shifts right exactly;
-    # a uint64 mask here would make numba type the result as a float-like mix.
-    return (x * 0x0101010101010101) >> 56
-
-
-@nb.njit(cache=True)
-def ctz(x):
-    return popcount((x & -x) - 1)
 
 
 @nb.njit(cache=True)
@@ -149,7 +135,7 @@ def colex_rank(oc, mc, binom):
     x = oc
     while x:
         low = x & -x
-        j = popcount(low - 1) - popcount(mc & (low - 1))
+        j = popcount(~mc & (low - 1))  # free points below this one
         k += 1
         r += binom[j, k]
         x ^= low

@@ -12,6 +12,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from .bits import ctz, popcount
+
 OPT_MEN, OPT_FLY, OPT_FORFEIT, OPT_PER_MILL, OPT_OPTIONAL, OPT_PASS, OPT_LASKER, OPT_FULL_DRAW, OPT_MILL_WINS = range(9)
 
 ONGOING, LOST, DRAWN = 0, 1, 2
@@ -19,20 +21,8 @@ MAX_MOVES = 8192  # enough for 12 men flying into 21 points with two removals ea
 
 
 @nb.njit(cache=True)
-def popcount(x: int) -> int:
-    c = 0
-    while x:
-        x &= x - 1
-        c += 1
-    return c
-
-
-@nb.njit(cache=True)
 def lowest_bit_index(x: int) -> int:
-    i = 0
-    while not (x >> i) & 1:
-        i += 1
-    return i
+    return ctz(x)
 
 
 @nb.njit(cache=True)

@@ -215,6 +215,9 @@ def parse_move(text: str, board: Board) -> Move:
     a = _point_index(board, first)
     frm, to = (-1, a) if second is None else (a, _point_index(board, second))
     removals = [_point_index(board, r) for r in rem.split("x")[1:]]
+    if len(removals) == 2 and removals[0] == removals[1]:
+        # "d1xb6xb6" would read as a double removal of one man; no move removes a man twice.
+        raise NotationError(f"point {board.points[removals[0]]} removed twice in {text!r}")
     removals.sort()
     removals += [-1, -1]
     return Move(frm, to, removals[0], removals[1])

@@ -1,0 +1,28 @@
+"""Bit tricks on int64 bitboards, shared by the kernels."""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+# ctz by de Bruijn multiplication: the top 6 bits of (lowest bit * DEBRUIJN) name the bit.
+_DEBRUIJN = 0x03F79D71B4CB0A89
+_CTZ_TABLE = np.zeros(64, dtype=np.int64)
+for _i in range(64):
+    _CTZ_TABLE[((1 << _i) * _DEBRUIJN & (2**64 - 1)) >> 58] = _i
+
+
+@nb.njit(cache=True)
+def popcount(x):
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    # The top byte holds the count (< 128), so the wrapped signed product shifts right exactly.
+    # (No uint64 mask: mixing it with int64 makes numba pick a float-like type.)
+    return (x * 0x0101010101010101) >> 56
+
+
+@nb.njit(cache=True)
+def ctz(x):
+    """Index of the lowest set bit of x (x > 0, below bit 62)."""
+    return _CTZ_TABLE[((x & -x) * _DEBRUIJN >> 58) & 63]

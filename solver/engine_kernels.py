@@ -106,6 +106,8 @@ def _removal_outcome(
     Mill-forming moves are found from the mills (two of the mover's men and an empty third
     point), not by trying every move; ``verify`` checks the results with the general generator.
     """
+    if opts[OPT_MILL_WINS]:
+        return 0  # a mill wins at once, without a removal: the twin holds every successor
     rem = removable_men(o, mill_masks, opts[OPT_FORFEIT])
     if rem == 0:
         return 0  # nothing may be removed: every move stays in the twin subspace
@@ -170,7 +172,7 @@ def _count_successors(
     a pass), exactly the moves whose inverse ``gather_predecessors`` generates."""
     empty = ((1 << n) - 1) & ~(m | o)
     flying = opts[OPT_FLY] != 0 and a == 3
-    keep = opts[OPT_OPTIONAL] != 0 or removable_men(o, mill_masks, opts[OPT_FORFEIT]) == 0
+    keep = opts[OPT_OPTIONAL] != 0 or opts[OPT_MILL_WINS] != 0 or removable_men(o, mill_masks, opts[OPT_FORFEIT]) == 0
     nsyms = _canon_setup(o, n, nsym, sym_img, mask_info, syms)
     oc = image(sym_img, syms[0], o)
     rep_o = mask_info[o] >> 5
@@ -343,7 +345,10 @@ def gather_predecessors(
                 continue
             empty = empty_all & ~(qm | qo)
             # The predecessor's mover had to remove when forming a mill, unless nothing was removable.
-            may_keep = opts[OPT_OPTIONAL] != 0 or removable_men(qm, mill_masks, opts[OPT_FORFEIT]) == 0
+            may_keep = (
+                opts[OPT_OPTIONAL] != 0 or opts[OPT_MILL_WINS] != 0
+                or removable_men(qm, mill_masks, opts[OPT_FORFEIT]) == 0
+            )
             t = qo
             while t:
                 lowt = t & -t

@@ -204,3 +204,12 @@ def is_canonical_pair(mover, opp, n, nsym, sym_img, mask_info, reps, rep_offset,
 @lru_cache(maxsize=None)
 def board_index(board_name: str) -> BoardIndex:
     return BoardIndex(BOARDS[board_name])
+
+
+@nb.njit(cache=True, parallel=True)
+def rank_many(movers, opps, n, nsym, sym_img, mask_info, reps, rep_offset, binom):
+    """Slots of many positions at once (the mover's and opponent's men as arrays)."""
+    out = np.empty(movers.shape[0], dtype=np.int64)
+    for i in nb.prange(movers.shape[0]):
+        out[i] = rank_position(movers[i], opps[i], n, nsym, sym_img, mask_info, reps, rep_offset, binom)
+    return out

@@ -1,0 +1,5 @@
+"""``python -m solver`` runs the ``morris`` command."""
+
+from .cli import main
+
+main()

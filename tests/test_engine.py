@@ -1,0 +1,250 @@
+"""The retrograde engine: index invariants, published anchors, the slow reference solver,
+verification, resumption and depth overflow."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from math import comb
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pytest
+
+import solver.engine_kernels as ek
+from solver.engine import DepthOverflow, solve_pair
+from solver.errors import MismatchError
+from solver.index import board_index, rank_many
+from solver.rules import make_rules
+from solver.solve import solve
+from solver.storage import Database
+from solver.verify import verify
+
+quiet = {"progress": False, "echo": lambda s: None}
+
+
+def burnside_positions(board, a: int, b: int) -> int:
+    """Positions of (a, b) up to symmetry, counted by Burnside's lemma: the average number of
+    positions each symmetry fixes. A fixed position paints each cycle of the permutation wholly
+    mover, opponent or empty. Independent of the index."""
+    total = 0
+    for perm in board.symmetries:
+        seen, cycles = set(), []
+        for start in range(board.n):
+            if start in seen:
+                continue
+            length, p = 0, start
+            while p not in seen:
+                seen.add(p)
+                p = perm[p]
+                length += 1
+            cycles.append(length)
+        # ways[(x, y)]: paintings of the cycles so far with x mover and y opponent points
+        ways = {(0, 0): 1}
+        for length in cycles:
+            nxt: dict[tuple[int, int], int] = {}
+            for (x, y), w in ways.items():
+                for dx, dy in ((0, 0), (length, 0), (0, length)):
+                    if x + dx <= a and y + dy <= b:
+                        nxt[(x + dx, y + dy)] = nxt.get((x + dx, y + dy), 0) + w
+            ways = nxt
+        total += ways.get((a, b), 0)
+    assert total % len(board.symmetries) == 0
+    return total // len(board.symmetries)
+
+
+@pytest.mark.parametrize(
+    "board_name,a,b",
+    [("standard", 3, 3), ("standard", 4, 3), ("diagonal", 3, 4), ("six", 3, 3), ("six", 4, 4), ("six", 5, 4), ("three", 3, 3)],
+)
+def test_index_round_trip_every_slot(board_name, a, b):
+    """unrank then rank gives the slot back for every canonical slot; canonical slots are as many
+    as the positions up to symmetry; every image of a position ranks to the same slot."""
+    bi = board_index(board_name)
+    slots = bi.slots(a, b)
+    movers = np.empty(slots, dtype=np.int64)
+    opps = np.empty(slots, dtype=np.int64)
+    canonical = np.zeros(slots, dtype=bool)
+    for s in range(slots):
+        movers[s], opps[s] = bi.unrank(a, b, s)
+        canonical[s] = bi.is_canonical(a, b, s)
+    assert all(bin(m).count("1") == a and bin(o).count("1") == b and m & o == 0 for m, o in zip(movers, opps))
+    ranked = rank_many(movers, opps, *bi.arrays())
+    assert np.array_equal(ranked[canonical], np.nonzero(canonical)[0])
+    assert canonical.sum() == burnside_positions(bi.board, a, b)
+    # each symmetric image of a non-canonical slot's position lands on one canonical slot
+    assert canonical[ranked].all()
+    perms = bi.board.symmetry_array.astype(np.int64)
+    for perm in perms:
+        img_m = np.zeros_like(movers)
+        img_o = np.zeros_like(opps)
+        for p in range(bi.n):
+            img_m |= ((movers >> p) & 1) << perm[p]
+            img_o |= ((opps >> p) & 1) << perm[p]
+        assert np.array_equal(rank_many(img_m, img_o, *bi.arrays()), ranked)
+
+
+def test_slots_per_position_within_bounds():
+    bi = board_index("standard")
+    assert bi.slots(3, 3) / burnside_positions(bi.board, 3, 3) <= 1.25
+    assert bi.slots(6, 6) / burnside_positions(bi.board, 6, 6) <= 1.05
+
+
+def test_standard_3_3_anchor():
+    """Gasser 1996: 2,691,920 positions, 169,626 up to symmetry, longest loss 26 plies."""
+    rules = make_rules("standard")
+    bi = board_index("standard")
+    assert comb(24, 3) * comb(21, 3) == 2_691_920
+    (r,) = solve_pair(rules, bi, 3, 3, lambda x, y: None)
+    assert r.positions == 169_626
+    assert r.max_loss == 26
+    assert r.win + r.draw + r.loss == r.positions
+
+
+def _engine_values(db: Database, rules, a: int, b: int, movers: np.ndarray, opps: np.ndarray) -> np.ndarray:
+    bi = board_index(rules.board)
+    slots = rank_many(movers.astype(np.int64), opps.astype(np.int64), *bi.arrays())
+    return db.values(a, b)[slots]
+
+
+def _compare_with_reference(tmp_path: Path, rules, max_men: int, subspaces=None):
+    from reference import DRAW, LOSS, WIN, solve_reference
+
+    ref = solve_reference(rules, max_men=max_men, subspaces=subspaces)
+    path = tmp_path / f"{rules.name}.h5"
+    solve(rules, max_men, path, **quiet)
+    with Database(path) as db:
+        for (a, b), sub in ref.items():
+            if a < 3 or b < 3:
+                continue
+            got = _engine_values(db, rules, a, b, sub.mover, sub.opp).astype(np.int64)
+            want = np.where(sub.value == DRAW, 0, sub.plies + 1)
+            assert np.all((sub.value != WIN) | (sub.plies % 2 == 1))
+            assert np.all((sub.value != LOSS) | (sub.plies % 2 == 0))
+            bad = np.nonzero(got != want)[0]
+            assert bad.size == 0, f"{rules.name} {a}-{b}: {bad.size} of {got.size} positions differ"
+
+
+def test_engine_matches_reference_six(tmp_path):
+    _compare_with_reference(tmp_path, make_rules("six"), 4)
+
+
+def test_engine_matches_reference_three(tmp_path):
+    _compare_with_reference(tmp_path, make_rules("three"), 3)
+
+
+@pytest.mark.parametrize(
+    "name,options",
+    [("six", ["double-mill=per-mill", "removal=optional"]), ("six", ["blocked=passes"]), ("six", ["removal-from-mills=forfeit"])],
+)
+def test_engine_matches_reference_options(tmp_path, name, options):
+    _compare_with_reference(tmp_path, make_rules(name, options), 4)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["standard", "no-flying"])
+def test_engine_matches_reference_3_3(tmp_path, name):
+    _compare_with_reference(tmp_path, make_rules(name), 3)
+
+
+@pytest.fixture(scope="module")
+def six_db(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("six") / "six.h5"
+    solve(make_rules("six"), 5, path, **quiet)
+    return path
+
+
+def test_verify_passes_on_fresh_database(six_db):
+    checks = verify(six_db, progress=False)
+    assert checks and all(c.ok for c in checks)
+    assert {c.name for c in checks} >= {"3-3", "4-5", "5-4", "5-5"}
+
+
+def test_verify_catches_a_changed_value(six_db, tmp_path):
+    bad = tmp_path / "bad.h5"
+    bad.write_bytes(six_db.read_bytes())
+    with h5py.File(bad, "r+") as f:
+        ds = f["subspaces/4-4"]
+        values = ds[...]
+        slot = int(np.nonzero((values != 0) & (values != ek.DUP))[0][100])
+        ds[slot] = values[slot] + 2  # same side wins, two plies longer
+    checks = {c.name: c for c in verify(bad, progress=False)}
+    assert not checks["4-4"].checksum_ok
+    assert checks["4-4"].mismatches >= 1
+    assert any(f"slot {slot}" in e for e in checks["4-4"].examples)
+
+
+def test_verify_catches_a_changed_byte(six_db, tmp_path):
+    bad = tmp_path / "flip.h5"
+    data = bytearray(six_db.read_bytes())
+    with h5py.File(six_db) as f:
+        ds = f["subspaces/5-5"]
+        offset = ds.id.get_offset() if ds.chunks is None else ds.id.get_chunk_info(0).byte_offset
+    data[offset + 100] ^= 0xFF
+    bad.write_bytes(bytes(data))
+    checks = {c.name: c for c in verify(bad, progress=False)}
+    assert not checks["5-5"].ok
+
+
+def test_stored_values_are_symmetric(six_db):
+    """Every image of a position has the stored value of its canonical slot (rank is symmetric;
+    here through the database, on positions drawn at random)."""
+    rules = make_rules("six")
+    bi = board_index("six")
+    rng = np.random.default_rng(7)
+    with Database(six_db) as db:
+        values = db.values(4, 5)
+        slots = rng.integers(0, values.shape[0], 300)
+        for s in slots:
+            m, o = bi.unrank(4, 5, int(s))
+            want = values[bi.rank(m, o)]
+            for perm in rules.board_data.symmetries:
+                gm = sum(1 << perm[p] for p in range(bi.n) if m >> p & 1)
+                go = sum(1 << perm[p] for p in range(bi.n) if o >> p & 1)
+                assert values[bi.rank(gm, go)] == want
+
+
+def test_solve_skips_finished_subspaces(six_db, tmp_path):
+    messages: list[str] = []
+    rows = solve(make_rules("six"), 5, six_db, progress=False, echo=messages.append)
+    assert all(r.skipped for r in rows)
+    assert any("done already" in m for m in messages)
+
+
+def test_other_rules_into_same_database_is_refused(six_db):
+    with pytest.raises(MismatchError, match="rule set"):
+        solve(make_rules("six", ["flying=at-3"]), 3, six_db, **quiet)
+
+
+def test_depth_overflow_is_an_error(monkeypatch):
+    monkeypatch.setattr(ek, "MAX_LEVEL", 10)
+    with pytest.raises(DepthOverflow):
+        solve_pair(make_rules("standard"), board_index("standard"), 3, 3, lambda x, y: None)
+
+
+def test_killed_solve_resumes_to_the_same_database(six_db, tmp_path):
+    """Kill `morris solve` once its first subspace is on disk; the rerun skips it and ends with
+    the same values as an uninterrupted run."""
+    path = tmp_path / "killed.h5"
+    cmd = [sys.executable, "-m", "solver", "solve", "--rules", "six", "--max-men", "5", "--db", str(path), "-q"]
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    parts = Path(str(path) + ".parts")
+    deadline = time.time() + 120
+    while time.time() < deadline and not list(parts.glob("*.h5")):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert list(parts.glob("*.h5")), "no subspace was finished before the kill"
+    done_before = Database(path).subspaces()
+    assert 0 < len(done_before) < 9  # 3-3 .. 5-5 on the six board: 9 subspaces
+    out = subprocess.run(cmd[:-1], capture_output=True, text=True, env=env, check=True).stdout
+    assert "done already, skipped" in out
+    with h5py.File(path) as a, h5py.File(six_db) as b:
+        assert sorted(a["subspaces"]) == sorted(b["subspaces"])
+        for name in b["subspaces"]:
+            assert a["subspaces"][name].attrs["checksum"] == b["subspaces"][name].attrs["checksum"]

@@ -6,7 +6,9 @@ Small databases are built once per session (standard up to 4 men, six up to 4 me
 force: the successors come from the reference move generator of ``tests/reference.py`` (plain
 Python, written from the board data), each successor is probed on its own, and the terminal rules
 and the best-move rule of RULES.md ("Values") give the position's value; every move's value must
-be the flip of its successor's. Where ``tests/reference.py`` offers ``solve_reference``, probe()
+be the flip of its successor's, and the positions after the moves must be the reference's. The
+same check runs on 3-3 databases of rule variants (mill-wins, passing, forfeited removals; bigger
+ones under ``-m slow``). Where ``tests/reference.py`` offers ``solve_reference``, probe()
 is compared with it on the six board as well.
 """
 
@@ -32,7 +34,7 @@ from solver.errors import (
 )
 from solver.game import play
 from solver.notation import Position, format_position, parse_move
-from solver.rules import get_rules
+from solver.rules import get_rules, make_rules
 from solver.solve import solve
 from solver.storage import Database
 
@@ -132,6 +134,29 @@ def test_random_positions_against_brute_force(dbs, name, rules, top, count):
                     an = check_position(db, random_position(rules, a, b, rng))
                     seen[an.probe.value] += 1
     assert all(seen.values()), seen  # the sample reached wins, draws and losses
+
+
+@pytest.mark.parametrize(
+    "name, options, top",
+    [
+        ("three", [], 3),  # a mill wins at once
+        ("no-flying", ["blocked=passes"], 3),  # a blocked side passes
+        ("viking", [], 3),  # the removal is forfeited when every man stands in a mill
+        pytest.param("standard", ["double-mill=per-mill", "removal=optional"], 4, marks=pytest.mark.slow),
+        pytest.param("six", ["double-mill=per-mill"], 4, marks=pytest.mark.slow),
+    ],
+)
+def test_rule_variants_against_brute_force(tmp_path, name, options, top):
+    rules = make_rules(name, options)
+    path = tmp_path / "variant.h5"
+    solve(rules, top, path, progress=False, echo=lambda s: None)
+    rng = random.Random(f"variant-{name}-{options}")
+    with open_database(path) as db:
+        assert db.rules.options == rules.options
+        for a in range(3, top + 1):
+            for b in range(3, top + 1):
+                for _ in range(30 if top == 3 else 10):
+                    check_position(db, random_position(rules, a, b, rng))
 
 
 def test_hand_made_positions(dbs):

@@ -124,7 +124,7 @@ def test_examples_of_rules_md():
     assert parse_move("pass", board).is_pass and format_move(Move(-1, -1), board) == "pass"
 
 
-@pytest.mark.parametrize("text", ["", "d", "d1-", "d1-d2-d3", "d1xb6xc4xc5", "h1", "d1xh1", "D1", "d1 d2"])
+@pytest.mark.parametrize("text", ["", "d", "d1-", "d1-d2-d3", "d1xb6xc4xc5", "h1", "d1xh1", "D1", "d1 d2", "d1xb6xb6"])
 def test_bad_moves(text):
     with pytest.raises(NotationError):
         parse_move(text, make_rules("standard").board_data)

@@ -25,7 +25,7 @@ import numpy as np
 
 from .index import canonical_pair, colex_rank, image, is_canonical_pair, popcount, unrank_position
 from .bits import ctz
-from .movegen import MAX_MOVES, OPT_FLY, OPT_FORFEIT, OPT_MILL_WINS, OPT_OPTIONAL, OPT_PASS, OPT_PER_MILL
+from .movegen import MAX_MOVES, OPT_FLY, OPT_FORFEIT, OPT_FULL_DRAW, OPT_MILL_WINS, OPT_OPTIONAL, OPT_PASS, OPT_PER_MILL
 from .movegen import men_in_mills, mills_formed, removable_men
 
 DUP = 0xFFFF
@@ -285,6 +285,9 @@ def init_subspace(
                 continue
             if opts[OPT_MILL_WINS] and men_in_mills(o, mill_masks) != 0:
                 value[slot] = 1  # lost already: loss in 0
+                continue
+            if opts[OPT_FULL_DRAW] and (m | o) == (1 << n) - 1:
+                ext[slot] = NOLOSS  # a full board is a draw (Twelve Men's Morris)
                 continue
             if not opts[OPT_PASS] and not _has_move(m, o, n, adj, flying):
                 value[slot] = 1  # blocked: loss in 0

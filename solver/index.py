@@ -213,3 +213,18 @@ def rank_many(movers, opps, n, nsym, sym_img, mask_info, reps, rep_offset, binom
     for i in nb.prange(movers.shape[0]):
         out[i] = rank_position(movers[i], opps[i], n, nsym, sym_img, mask_info, reps, rep_offset, binom)
     return out
+
+
+@nb.njit(cache=True, parallel=True)
+def unrank_many(a, b, slots, n, nsym, sym_img, mask_info, reps, rep_offset, binom):
+    """(movers, opponents, canonical) of many slots at once."""
+    k = slots.shape[0]
+    movers = np.empty(k, dtype=np.int64)
+    opps = np.empty(k, dtype=np.int64)
+    canonical = np.empty(k, dtype=np.bool_)
+    for i in nb.prange(k):
+        m, o = unrank_position(a, b, slots[i], n, nsym, sym_img, mask_info, reps, rep_offset, binom)
+        movers[i] = m
+        opps[i] = o
+        canonical[i] = is_canonical_pair(m, o, n, nsym, sym_img, mask_info, reps, rep_offset, binom)
+    return movers, opps, canonical

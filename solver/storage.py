@@ -54,6 +54,20 @@ def subspace_name(a: int, b: int) -> str:
     return f"{a}-{b}"
 
 
+def solve_command(rules: RuleSet | None, max_men: int | None, path: Path) -> str:
+    """The `morris solve` command line that builds (or extends) the database at ``path``."""
+    cmd = "morris solve"
+    if rules is not None:
+        cmd += f" --rules {rules.name}"
+        base = rules.__class__.from_dict({"name": rules.name}) if rules.name else None
+        for key, value in rules.options.items():
+            if base is None or base.options[key] != value:
+                cmd += f" -o {key}={value}"
+    if max_men is not None:
+        cmd += f" --max-men {max_men}"
+    return cmd + f" --db {path}"
+
+
 def default_path(rules: RuleSet) -> Path:
     return Path("data") / f"{rules.name}.h5"
 
@@ -211,11 +225,13 @@ class Database:
         self._handles: dict[Path, h5py.File] = {}
         files = ([self.path] if self.path.exists() else []) + sorted(parts_dir(self.path).glob("*.h5"))
         if not files and must_exist:
-            raise DatabaseError(f"no database at {self.path} (build one with: morris solve --db {self.path})")
+            raise DatabaseError(f"no database at {self.path} (build one with: {solve_command(rules, None, self.path)})")
         for file in files:
             with _open_h5(file) as f:
                 stored = _check_header(f, file, self.rules)
                 self.rules = self.rules or stored
+                if not isinstance(f.get("subspaces"), h5py.Group):
+                    raise DatabaseError(f"{file} is damaged: it has no 'subspaces' group")
                 for name, ds in f["subspaces"].items():
                     if name in self._info:
                         continue
@@ -240,8 +256,8 @@ class Database:
         name = subspace_name(a, b)
         if name not in self._info:
             raise MissingSubspaceError(
-                f"subspace {name} is not in {self.path} (build it with: morris solve --rules "
-                f"{self.rules.name if self.rules else 'NAME'} --max-men {max(a, b)} --db {self.path})"
+                f"subspace {name} is not in {self.path} (build it with: "
+                f"{solve_command(self.rules, max(a, b), self.path)})"
             )
         return self._info[name]
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from .engine_kernels import DUP, _slot
 from .index import is_canonical_pair, popcount, unrank_position
-from .movegen import MAX_MOVES, OPT_MILL_WINS, generate_moves, men_in_mills
+from .movegen import MAX_MOVES, OPT_FULL_DRAW, OPT_MILL_WINS, generate_moves, men_in_mills
 
 
 @nb.njit(cache=True)
@@ -26,6 +26,8 @@ def expected_value(
     """The value (engine encoding) that (m, o) must have, given its successors' stored values."""
     if opts[OPT_MILL_WINS] and men_in_mills(o, mill_masks) != 0:
         return 1
+    if opts[OPT_FULL_DRAW] and (m | o) == (1 << n) - 1:
+        return 0  # a full board is a draw (game_status says so too)
     k = generate_moves(m, o, 0, 0, n, adj, mill_masks, point_mills, opts, buf)
     if k == 0:
         return 1

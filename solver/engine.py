@@ -33,6 +33,7 @@ class SubspaceResult:
     max_win: int  # -1 when there is none
     max_loss: int
     seconds: float
+    held_bytes: int = 0  # working arrays of the pair while solving (smaller subspaces excluded)
 
     @property
     def max_plies(self) -> int:
@@ -120,10 +121,13 @@ def solve_pair(
         level += 1
 
     seconds = time.perf_counter() - t0
+    held = sum(arr[h].nbytes for arr in (value, count, ext, order, cur, nxt) for h in halves)
     results = []
     for h in halves:
         pos, win, draw, loss, max_win, max_loss = ek.tally(value[h])
         results.append(
-            SubspaceResult(h[0], h[1], value[h], int(pos), int(win), int(draw), int(loss), int(max_win), int(max_loss), seconds)
+            SubspaceResult(
+                h[0], h[1], value[h], int(pos), int(win), int(draw), int(loss), int(max_win), int(max_loss), seconds, held
+            )
         )
     return results

@@ -24,16 +24,24 @@ level that decides nothing ends the iteration; what is left is a draw.
 
 API
 ---
-``solve_reference(rules, max_men=None, subspaces=None) -> dict[(a, b), Subspace]``
+``solve_reference(rules, max_men=None, subspaces=None, workers=1) -> dict[(a, b), Subspace]``
     ``Subspace(mover, opp, plies, value)``: numpy arrays, sorted by ``(mover, opp)``; ``value`` is
     ``WIN`` (1), ``DRAW`` (0) or ``LOSS`` (-1), ``plies`` is -1 for draws. Without ``subspaces``,
     every (a, b) with 3 <= a, b <= max_men (default ``rules.men``); with ``subspaces`` (e.g.
-    ``[(3, 3)]``) just those and the subspaces they lead to.
+    ``[(3, 3)]``) just those and the subspaces they lead to (``closure``).
+``cached_solve(rules, max_men=None, subspaces=None)``: the same, remembered (read-only arrays).
 ``lookup(result, mover, opp) -> ("win" | "draw" | "loss", plies or None)``
-``MoveGen(rules).moves(mover, opp)`` -> the positions after each legal move (seen from the mover)
-``MoveGen(rules).is_lost(mover, opp)`` -> whether the side to move has already lost
-``build_graph`` / ``solve_graph`` -> the successor graph and the global solution, for tests
+``summary(result) -> {(a, b): {positions, wins, draws, losses, longest_win, longest_loss}}``
+``MoveGen(rules).moves(mover, opp)``: the positions after each legal move (seen from the mover)
+``MoveGen(rules).is_lost(mover, opp)``: whether the side to move has already lost
+``build_graph(rules, subspaces)`` -> ``Graph``, ``solve_graph(graph) -> (value, plies)``,
+``split(graph, value, plies)`` -> the dict above; ``check_solution(graph, value, plies)`` asserts
+    the defining equations on every position (an engine's values in the graph's order can be
+    checked the same way).
 ``masks(board, "a1 d1 g1", "a4 b4 c4") -> (mover, opp)``
+
+Command line: ``python tests/reference.py six --max-men 4``,
+``python tests/reference.py standard --subspace 3,3 [--option flying=never] [-j 2]``.
 """
 
 from __future__ import annotations

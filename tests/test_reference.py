@@ -23,7 +23,7 @@ from reference import (
     lookup,
     masks,
     solve_graph,
-    solve_reference,
+    split,
     summary,
 )
 from solver.rules import make_rules
@@ -41,8 +41,6 @@ def six4():
 
 
 def result_of(g, value, plies):
-    from reference import split
-
     return split(g, value, plies)
 
 
@@ -322,26 +320,55 @@ def test_depth_limited_search_agrees(six4, rules_name, opts, subspaces, depth):
 
 
 def test_six_figures(six4):
+    """Positions per subspace by counting; the rest are this reference's own figures (kept as a
+    regression check, not published ones)."""
     s = summary(result_of(*six4))
-    assert {ab: row["positions"] for ab, row in s.items()} == {
-        (3, 3): 160_160,
-        (3, 4): 400_400,
-        (4, 3): 400_400,
-        (4, 4): 900_900,
+    assert s == {
+        (3, 3): dict(positions=160_160, wins=70_696, draws=58_952, losses=30_512, longest_win=15, longest_loss=14),
+        (3, 4): dict(positions=400_400, wins=65_368, draws=0, losses=335_032, longest_win=13, longest_loss=26),
+        (4, 3): dict(positions=400_400, wins=379_328, draws=0, losses=21_072, longest_win=25, longest_loss=12),
+        (4, 4): dict(positions=900_900, wins=526_380, draws=127_556, losses=246_964, longest_win=37, longest_loss=38),
     }
-    for row in s.values():
-        assert row["wins"] + row["draws"] + row["losses"] == row["positions"]
+    assert comb(16, 3) * comb(13, 3) == 160_160 and comb(16, 4) * comb(12, 4) == 900_900
+
+
+def test_three_figures():
+    s = summary(cached_solve(THREE, subspaces=((3, 3),)))
+    assert s == {(3, 3): dict(positions=1680, wins=924, draws=312, losses=444, longest_win=9, longest_loss=10)}
 
 
 @pytest.mark.slow
 def test_standard_3_3():
-    """Gasser (1996): the 3-3 endgame has 2,691,920 positions (without symmetry), and its longest
-    loss is 26 plies."""
+    """Gasser (1996): the 3-3 endgame has 2,691,920 positions (without symmetry reduction), and
+    its longest loss is 26 plies. (About 5 minutes.)"""
     rules = make_rules("standard")
-    res = solve_reference(rules, subspaces=[(3, 3)])
-    assert list(res) == [(3, 3)]
+    g = build_graph(rules, [(3, 3)])
+    assert g.subspaces == [(3, 3)]
+    value, plies = solve_graph(g)
+    res = result_of(g, value, plies)
     s = summary(res)[(3, 3)]
     assert s["positions"] == 2_691_920
     assert s["longest_loss"] == 26
+    # this reference's own figures
+    assert s == dict(positions=2_691_920, wins=2_232_160, draws=4_112, losses=455_648, longest_win=25, longest_loss=26)
     b = rules.board_data
-    assert lookup(res, *masks(b, "a1 d1 g4", "b4 d6 f4")) == ("win", 1)
+    assert lookup(res, *masks(b, "a1 d1 g4", "b4 d6 f4")) == ("win", 1)  # g4-g1 (or a flight) x
+    assert lookup(res, *masks(b, "a1 a4 a7", "b4 d1 d7"))[1] != 0  # flying: not blocked
+    check_solution(g, value, plies)
+
+
+@pytest.mark.slow
+def test_no_flying_3_3():
+    """Standard board without flying, 3-3 (about a minute)."""
+    rules = make_rules("no-flying")
+    g = build_graph(rules, [(3, 3)])
+    value, plies = solve_graph(g)
+    res = result_of(g, value, plies)
+    b = rules.board_data
+    assert lookup(res, *masks(b, "a1 d1 g4", "b4 d6 f4")) == ("win", 1)  # g4-g1 closes a1-d1-g1
+    assert lookup(res, *masks(b, "a1 a4 a7", "b4 d1 d7")) == ("loss", 0)  # blocked
+    # this reference's own figures
+    assert summary(res)[(3, 3)] == dict(
+        positions=2_691_920, wins=1_442_092, draws=614_124, losses=635_704, longest_win=39, longest_loss=38
+    )
+    check_solution(g, value, plies)

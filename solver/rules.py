@@ -136,8 +136,8 @@ def with_options(rules: RuleSet, options: dict[str, object] | list[str] | tuple[
                 raise RulesError(f"option {key}={value!r} is not one of {', '.join(allowed)}")
             changes[attr] = str(value)
     new = replace(rules, **changes)
-    if new.men > new.board_data.n:
-        raise RulesError(f"{new.men} men per side do not fit on the {new.board} board")
+    if 2 * new.men > new.board_data.n:
+        raise RulesError(f"{new.men} men a side do not fit on the {new.board} board's {new.board_data.n} points")
     return new
 
 

@@ -210,7 +210,7 @@ BAD_RULES = [
     (["-o", "name=x"], "unknown option 'name'"),
     (["-o", "men=many"], "option men='many' is not a whole number"),
     (["-o", "men=13"], "option men=13 is out of range 3..12"),
-    (["--rules", "three", "-o", "men=10"], "10 men per side do not fit on the three board"),
+    (["--rules", "three", "-o", "men=10"], "10 men a side do not fit on the three board"),
     (["--rules", "three", "-o", "board=standard", "-o", "double-mill=both"], "double-mill='both'"),
 ]
 

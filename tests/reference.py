@@ -185,6 +185,8 @@ class MoveGen:
                     # move faces a mill and has lost)
                     out.append((after, opp))
                 else:
+                    # per-mill: one removal per mill, two at most (three mills at once can only
+                    # happen on the diagonal board; the project's move generator also stops at two)
                     count = min(formed, 2) if self.per_mill else 1
                     for opp_after in sorted(self.after_removals(opp, count)):
                         out.append((after, opp_after))

@@ -340,9 +340,9 @@ def test_three_figures():
 @pytest.mark.slow
 def test_standard_3_3():
     """Gasser (1996): the 3-3 endgame has 2,691,920 positions (without symmetry reduction), and
-    its longest loss is 26 plies. (About 5 minutes.)"""
+    its longest loss is 26 plies. (About 3 minutes on 2 free cores, 3.5 GB.)"""
     rules = make_rules("standard")
-    g = build_graph(rules, [(3, 3)])
+    g = build_graph(rules, [(3, 3)], workers=2)
     assert g.subspaces == [(3, 3)]
     value, plies = solve_graph(g)
     res = result_of(g, value, plies)

@@ -59,7 +59,7 @@ def solve_pair(
     per_mill = rules.double_mill == "per-mill"
     halves = [(a, b)] if a == b else [(a, b), (b, a)]
     dummy = np.zeros(1, dtype=np.uint16)
-    value, count, ext = {}, {}, {}
+    value, count, ext, ext_in = {}, {}, {}, {}
     for h in halves:
         x, y = h
         size = index.slots(x, y)
@@ -68,6 +68,7 @@ def solve_pair(
         ext[h] = np.zeros(size, dtype=np.uint16)
         ext1 = solved(y - 1, x) if y - 1 >= 3 else dummy
         ext2 = solved(y - 2, x) if per_mill and y - 2 >= 3 else dummy
+        ext_in[h] = (ext1, ext2)
         step = max(ek.CHUNK * 16, size // 64 // ek.CHUNK * ek.CHUNK)
         for lo in range(0, size, step):
             hi = min(size, lo + step)
@@ -77,8 +78,13 @@ def solve_pair(
             )
             if progress:
                 progress(hi - lo)
+        # Positions whose removals may win: found backwards from the losses they remove into.
+        for removed, smaller in ((1, ext1), (2, ext2)):
+            if y - removed >= 3 and smaller is not dummy:
+                ek.mark_removal_candidates(x, y, value[h], count[h], ext[h], y - removed, smaller, n, adj, mills, point_mills, opts, *idx)
+        ek.resolve_candidates(x, y, value[h], count[h], ext[h], n, adj, mills, point_mills, opts, *idx, ext1, ext2)
 
-    order, start, cur, ncur, nxt = {}, {}, {}, {}, {}
+    order, start, cur, ncur, nxt, deferred, ndef = {}, {}, {}, {}, {}, {}, {}
     last_scheduled = 0
     for h in halves:
         top = int(ek.max_ext_level(ext[h]))
@@ -87,14 +93,17 @@ def solve_pair(
         cur[h] = np.empty(value[h].shape[0], dtype=np.uint32)
         nxt[h] = np.empty(value[h].shape[0], dtype=np.uint32)
         ncur[h] = ek.level_zero(value[h], cur[h])
+        deferred[h] = np.empty((1024, 2), dtype=np.int64)
+        ndef[h] = 0
 
     level = 0
     while True:
         for h in halves:
             ncur[h] = ek.take_scheduled(level, order[h], start[h], value[h], count[h], cur[h], ncur[h])
+            ncur[h], ndef[h] = ek.take_deferred(level, deferred[h], ndef[h], value[h], count[h], cur[h], ncur[h])
             if progress:
                 progress(int(ncur[h]))
-        if level >= last_scheduled and all(ncur[h] == 0 for h in halves):
+        if level >= last_scheduled and all(ncur[h] == 0 and ndef[h] == 0 for h in halves):
             break
         if level + 1 > ek.MAX_LEVEL:
             raise DepthOverflow(f"subspace {a}-{b}: a depth beyond {ek.MAX_LEVEL} plies does not fit the format")
@@ -107,13 +116,21 @@ def solve_pair(
             npreds = np.empty(preds.shape[0], dtype=np.int64)
             for lo in range(0, int(ncur[h]), BLOCK):
                 block = cur[h][lo : min(int(ncur[h]), lo + BLOCK)]
+                k = block.shape[0]
                 ek.gather_predecessors(
-                    block, block.shape[0], qa, qb, value[h], preds, npreds, value[other], count[other], ext[other],
+                    block, k, qa, qb, value[h], preds, npreds, value[other], count[other], ext[other],
                     n, adj, mills, point_mills, opts, *idx,
                 )
-                nnext[other] = ek.apply_predecessors(
-                    block, block.shape[0], value[h], preds, npreds,
+                need = ndef[other] + int(npreds[:k].sum())
+                if need > deferred[other].shape[0]:
+                    grown = np.empty((2 * need, 2), dtype=np.int64)
+                    grown[: ndef[other]] = deferred[other][: ndef[other]]
+                    deferred[other] = grown
+                nnext[other], ndef[other] = ek.apply_predecessors(
+                    block, k, value[h], preds, npreds,
                     value[other], count[other], ext[other], nxt[other], nnext[other],
+                    other[0], other[1], deferred[other], ndef[other],
+                    n, adj, mills, point_mills, opts, *idx, *ext_in[other],
                 )
         for h in halves:
             cur[h], nxt[h] = nxt[h], cur[h]

@@ -12,7 +12,10 @@ While solving, each slot also has
   successor ranking;
 - ``ext``: what its removals into smaller, solved subspaces say: an odd level is the earliest win
   they give, an even level the latest loss they allow (the loss waits for it), NOLOSS when one of
-  them is a draw, 0 when there are none.
+  them is a draw, 0 when there are none. Only positions whose removals may win need it at once;
+  they are found backwards from the losses of the smaller subspace (``mark_removal_candidates``).
+  For the others it stays LAZY until every other successor has become a win, the only time it
+  can matter.
 A position is a win at level L+1 as soon as one successor is a loss at L; a loss at L+1 when its
 last undecided successor becomes a win at L and every removal allows it. Levels are processed in
 increasing order, so winners get the fewest plies and losers the most.
@@ -30,8 +33,10 @@ from .movegen import men_in_mills, mills_formed, removable_men
 
 DUP = 0xFFFF
 NOLOSS = 0xFFFE
-MAX_LEVEL = 0xFFFD - 1  # value = level + 1 must stay below NOLOSS and DUP
+LAZY = 0xFFFD  # ext: removal outcome not computed yet (it holds no win; see init_subspace)
+MAX_LEVEL = 0xFFFC - 1  # value = level + 1 and ext levels must stay below LAZY, NOLOSS and DUP
 UNKNOWN = 255  # count not computed yet (a count is at most 3 * 21 + 1)
+CANDIDATE = 254  # count of a LAZY position whose removals may win: compute its ext exactly
 CHUNK = 4096
 
 
@@ -169,14 +174,19 @@ def _count_successors(
     nsym, sym_img, mask_info, binom,
 ):
     """Distinct slots of the twin subspace that (m, o) reaches by a move without removal (or by
-    a pass), exactly the moves whose inverse ``gather_predecessors`` generates."""
+    a pass), exactly the moves whose inverse ``gather_predecessors`` generates.
+
+    Two such moves reach the same slot only through a symmetry that fixes ``o``; when ``o`` has
+    none, the moves are counted without ranking their successors."""
     empty = ((1 << n) - 1) & ~(m | o)
     flying = opts[OPT_FLY] != 0 and a == 3
     keep = opts[OPT_OPTIONAL] != 0 or opts[OPT_MILL_WINS] != 0 or removable_men(o, mill_masks, opts[OPT_FORFEIT]) == 0
-    nsyms = _canon_setup(o, n, nsym, sym_img, mask_info, syms)
-    oc = image(sym_img, syms[0], o)
-    rep_o = mask_info[o] >> 5
-    per_twin = binom[n - b, a]
+    symmetric = mask_info[o] & 16 != 0
+    if symmetric:
+        nsyms = _canon_setup(o, n, nsym, sym_img, mask_info, syms)
+        oc = image(sym_img, syms[0], o)
+        rep_o = mask_info[o] >> 5
+        per_twin = binom[n - b, a]
     nsucc = 0
     f = m
     while f:
@@ -184,17 +194,20 @@ def _count_successors(
         f ^= lowf
         rest = m ^ lowf
         t = empty if flying else adj[ctz(lowf)] & empty
+        if keep and not symmetric:
+            nsucc += popcount(t)
+            continue
         while t:
             lowt = t & -t
             t ^= lowt
             m2 = rest | lowt
             if keep or mills_formed(m2, ctz(lowt), point_mills) == 0:
-                succ[nsucc] = _slot_with(oc, rep_o, m2, syms, nsyms, sym_img, per_twin, binom)
+                if symmetric:
+                    succ[nsucc] = _slot_with(oc, rep_o, m2, syms, nsyms, sym_img, per_twin, binom)
                 nsucc += 1
     if nsucc == 0 and opts[OPT_PASS] and not _has_move(m, o, n, adj, flying):
-        succ[0] = _slot_with(oc, rep_o, m, syms, nsyms, sym_img, per_twin, binom)  # the pass
-        nsucc = 1
-    if nsyms > 1 and nsucc > 1:
+        return 1  # the pass
+    if symmetric and nsucc > 1:
         nsucc = _sort_unique(succ, nsucc)  # symmetric successors share a slot: count it once
     return nsucc
 
@@ -292,14 +305,130 @@ def init_subspace(
             if not opts[OPT_PASS] and not _has_move(m, o, n, adj, flying):
                 value[slot] = 1  # blocked: loss in 0
                 continue
+            if b - 1 - (opts[OPT_PER_MILL] != 0) >= 3 and _has_internal_move(m, o, n, adj, mill_masks, point_mills, opts, flying):
+                # Removals can only matter once every other successor is a win, or if one wins:
+                # mark_removal_candidates finds those. (Where a removal can leave two men, it
+                # wins at once, and the scan below finds that without a lookup.)
+                ext[slot] = LAZY
+                continue
             e = _removal_outcome(
                 a, b, m, o, rsyms, rinfo, n, adj, mill_masks, point_mills, opts,
                 nsym, sym_img, mask_info, reps, rep_offset, binom, ext1, ext2,
             )
             ext[slot] = e
-            if e != 0 and e % 2 == 0 and e != NOLOSS:
+            if e % 2 == 0 and e != NOLOSS:
                 # Removals allow a loss at level e: the schedule will ask whether every other
                 # successor has become a win by then.
+                count[slot] = _count_successors(
+                    a, b, m, o, succ, syms, n, adj, mill_masks, point_mills, opts,
+                    nsym, sym_img, mask_info, binom,
+                )
+
+
+@nb.njit(cache=True)
+def _has_internal_move(m, o, n, adj, mill_masks, point_mills, opts, flying):
+    """Whether some move (or the pass) stays in the twin subspace: forms no mill, or removes
+    nothing."""
+    empty = ((1 << n) - 1) & ~(m | o)
+    keep = opts[OPT_OPTIONAL] != 0 or opts[OPT_MILL_WINS] != 0 or removable_men(o, mill_masks, opts[OPT_FORFEIT]) == 0
+    moves = False
+    f = m
+    while f:
+        lowf = f & -f
+        f ^= lowf
+        t = empty if flying else adj[ctz(lowf)] & empty
+        if t:
+            moves = True
+            if keep:
+                return True
+        rest = m ^ lowf
+        while t:
+            lowt = t & -t
+            t ^= lowt
+            if mills_formed(rest | lowt, ctz(lowt), point_mills) == 0:
+                return True
+    return not moves and opts[OPT_PASS] != 0
+
+
+@nb.njit(cache=True, parallel=True)
+def mark_removal_candidates(
+    a, b, value, count, ext, qa, qvalues,
+    n, adj, mill_masks, point_mills, opts,
+    nsym, sym_img, mask_info, reps, rep_offset, binom,
+):
+    """Mark (count = CANDIDATE) every LAZY position of (a, b) that some move with a removal takes
+    to a loss of ``qvalues``, the solved subspace (qa, a) with qa = b - 1 (or b - 2, two removals):
+    un-move the mover's man that closed a mill, put the removed men back on empty points. A
+    superset: ``resolve_candidates`` then computes each one's outcome exactly."""
+    flying = opts[OPT_FLY] != 0 and a == 3
+    nq = qvalues.shape[0]
+    removed = b - qa
+    nchunks = (nq + CHUNK - 1) // CHUNK
+    for c in nb.prange(nchunks):
+        for q in range(c * CHUNK, min(nq, (c + 1) * CHUNK)):
+            v = qvalues[q]
+            if v == DUP or v == 0 or v % 2 == 0:
+                continue  # not a loss for its side to move
+            qm, qo = unrank_position(qa, a, q, n, nsym, sym_img, mask_info, reps, rep_offset, binom)
+            empty = ((1 << n) - 1) & ~(qm | qo)
+            t = qo
+            while t:
+                lowt = t & -t
+                t ^= lowt
+                if mills_formed(qo, ctz(lowt), point_mills) == 0:
+                    continue
+                fs = empty if flying else adj[ctz(lowt)] & empty
+                while fs:
+                    lowf = fs & -fs
+                    fs ^= lowf
+                    pm = (qo ^ lowt) | lowf
+                    r1s = empty & ~lowf
+                    while r1s:
+                        low1 = r1s & -r1s
+                        r1s ^= low1
+                        if removed == 1:
+                            _mark(pm, qm | low1, value, count, ext, n, nsym, sym_img, mask_info, reps, rep_offset, binom)
+                            continue
+                        r2s = r1s  # the second removed man: a higher point, each pair once
+                        while r2s:
+                            low2 = r2s & -r2s
+                            r2s ^= low2
+                            _mark(pm, qm | low1 | low2, value, count, ext, n, nsym, sym_img, mask_info, reps, rep_offset, binom)
+
+
+@nb.njit(cache=True)
+def _mark(pm, po, value, count, ext, n, nsym, sym_img, mask_info, reps, rep_offset, binom):
+    p = _slot(pm, po, n, nsym, sym_img, mask_info, reps, rep_offset, binom)
+    if ext[p] == LAZY and value[p] == 0:
+        count[p] = CANDIDATE  # threads racing here all write the same byte
+
+
+@nb.njit(cache=True, parallel=True)
+def resolve_candidates(
+    a, b, value, count, ext,
+    n, adj, mill_masks, point_mills, opts,
+    nsym, sym_img, mask_info, reps, rep_offset, binom,
+    ext1, ext2,
+):
+    """Exact removal outcome (and, where it allows a loss, the count) of each marked position."""
+    slots = value.shape[0]
+    nchunks = (slots + CHUNK - 1) // CHUNK
+    for c in nb.prange(nchunks):
+        succ = np.empty(MAX_MOVES, dtype=np.int64)
+        syms = np.empty(16, dtype=np.int64)
+        rsyms = np.empty((n, 16), dtype=np.int64)
+        rinfo = np.empty((n, 3), dtype=np.int64)
+        for slot in range(c * CHUNK, min(slots, (c + 1) * CHUNK)):
+            if count[slot] != CANDIDATE:
+                continue
+            m, o = unrank_position(a, b, slot, n, nsym, sym_img, mask_info, reps, rep_offset, binom)
+            e = _removal_outcome(
+                a, b, m, o, rsyms, rinfo, n, adj, mill_masks, point_mills, opts,
+                nsym, sym_img, mask_info, reps, rep_offset, binom, ext1, ext2,
+            )
+            ext[slot] = e
+            count[slot] = UNKNOWN
+            if e % 2 == 0 and e != NOLOSS:
                 count[slot] = _count_successors(
                     a, b, m, o, succ, syms, n, adj, mill_masks, point_mills, opts,
                     nsym, sym_img, mask_info, binom,
@@ -389,12 +518,28 @@ def gather_predecessors(
 @nb.njit(cache=True)
 def _may_lose(e):
     """False when a removal already gives a win or a draw."""
-    return e % 2 == 0 and e != NOLOSS
+    return e == LAZY or (e % 2 == 0 and e != NOLOSS)
 
 
 @nb.njit(cache=True)
-def apply_predecessors(frontier, nfront, qvalue, preds, npreds, value, count, ext, out, nout):
-    """Serial half of a propagation step: decide predecessors, append the decided ones to out."""
+def _is_level(e):
+    """An ext code that schedules a decision at that level."""
+    return e != 0 and e < LAZY
+
+
+@nb.njit(cache=True)
+def apply_predecessors(
+    frontier, nfront, qvalue, preds, npreds, value, count, ext, out, nout, pa, pb, deferred, ndef,
+    n, adj, mill_masks, point_mills, opts,
+    nsym, sym_img, mask_info, reps, rep_offset, binom,
+    ext1, ext2,
+):
+    """Serial half of a propagation step: decide predecessors (of subspace (pa, pb)) and append
+    the decided ones to ``out``. A predecessor left with only removals to try gets its LAZY
+    removal outcome now; a loss that must wait for a removal's later level goes to ``deferred``
+    (slot, level). Returns (nout, ndef)."""
+    rsyms = np.empty((n, 16), dtype=np.int64)
+    rinfo = np.empty((n, 3), dtype=np.int64)
     for i in range(nfront):
         lvl = qvalue[frontier[i]] - 1
         new = lvl + 2  # value of a predecessor decided now: level lvl + 1
@@ -406,13 +551,47 @@ def apply_predecessors(frontier, nfront, qvalue, preds, npreds, value, count, ex
                 value[p] = new  # a move to a lost position: win
                 out[nout] = p
                 nout += 1
-            elif _may_lose(ext[p]):
-                count[p] -= 1
-                if count[p] == 0 and ext[p] <= lvl + 1:
-                    value[p] = new  # every successor wins for the opponent: loss
-                    out[nout] = p
-                    nout += 1
-    return nout
+                continue
+            if not _may_lose(ext[p]):
+                continue
+            count[p] -= 1
+            if count[p] != 0:
+                continue
+            if ext[p] == LAZY:
+                m, o = unrank_position(pa, pb, p, n, nsym, sym_img, mask_info, reps, rep_offset, binom)
+                ext[p] = _removal_outcome(
+                    pa, pb, m, o, rsyms, rinfo, n, adj, mill_masks, point_mills, opts,
+                    nsym, sym_img, mask_info, reps, rep_offset, binom, ext1, ext2,
+                )
+                if ext[p] != 0 and ext[p] != NOLOSS and ext[p] > lvl + 1:
+                    deferred[ndef, 0] = p  # every move left wins for the opponent, but later
+                    deferred[ndef, 1] = ext[p]
+                    ndef += 1
+                    continue
+            if _may_lose(ext[p]) and ext[p] <= lvl + 1:
+                value[p] = new  # every successor wins for the opponent: loss
+                out[nout] = p
+                nout += 1
+    return nout, ndef
+
+
+@nb.njit(cache=True)
+def take_deferred(lvl, deferred, ndef, value, count, out, nout):
+    """Decide the deferred losses due at this level; drop them from the list."""
+    keep = 0
+    for i in range(ndef):
+        s = deferred[i, 0]
+        due = deferred[i, 1]
+        if due == lvl:
+            if value[s] == 0 and count[s] == 0:
+                value[s] = lvl + 1
+                out[nout] = s
+                nout += 1
+        elif due > lvl:
+            deferred[keep, 0] = s
+            deferred[keep, 1] = due
+            keep += 1
+    return nout, keep
 
 
 @nb.njit(cache=True)
@@ -421,7 +600,7 @@ def schedule(ext, max_level):
     hist = np.zeros(max_level + 2, dtype=np.int64)
     for s in range(ext.shape[0]):
         e = ext[s]
-        if e != 0 and e != NOLOSS:
+        if _is_level(e):
             hist[e] += 1
     start = np.zeros(max_level + 3, dtype=np.int64)
     for lvl in range(max_level + 2):
@@ -430,7 +609,7 @@ def schedule(ext, max_level):
     fill = start.copy()
     for s in range(ext.shape[0]):
         e = ext[s]
-        if e != 0 and e != NOLOSS:
+        if _is_level(e):
             order[fill[e]] = s
             fill[e] += 1
     return order, start
@@ -467,7 +646,7 @@ def max_ext_level(ext):
     m = 0
     for s in range(ext.shape[0]):
         e = ext[s]
-        if e != NOLOSS and e > m:
+        if _is_level(e) and e > m:
             m = e
     return m
 

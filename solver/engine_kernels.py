@@ -214,11 +214,10 @@ def _count_successors(
 
 @nb.njit(cache=True)
 def _double_removal_level(m2, o, r1, b, a, mill_masks, opts, rsyms, rinfo, n, nsym, sym_img, mask_info, reps, rep_offset, binom, ext1, ext2):
-    """Best outcome, for the mover, of removing r1 and then a second man (one per mill formed),
-    as the move generator lists them; a draw is 0, which the caller treats separately, so return
-    the outcome list's summary the same way a single removal does: here each pair counts as its
-    own successor, so the caller must see them all. Returns the minimum odd level if any,
-    else 0 if any draw, else the maximum even level."""
+    """The outcome of removing r1 and then a second man (one removal per mill formed), over
+    every choice of the second as the move generator lists them, summed up as one level: the
+    quickest win if any, else 0 (a draw) if any, else the longest loss. That is all the caller
+    keeps of a set of choices anyway."""
     o1 = o & ~(1 << r1)
     rem2 = removable_men(o1, mill_masks, opts[OPT_FORFEIT])
     win = 0
@@ -311,18 +310,31 @@ def init_subspace(
                 # wins at once, and the scan below finds that without a lookup.)
                 ext[slot] = LAZY
                 continue
-            e = _removal_outcome(
-                a, b, m, o, rsyms, rinfo, n, adj, mill_masks, point_mills, opts,
+            ext[slot], count[slot] = _settle_removals(
+                a, b, m, o, succ, syms, rsyms, rinfo, n, adj, mill_masks, point_mills, opts,
                 nsym, sym_img, mask_info, reps, rep_offset, binom, ext1, ext2,
             )
-            ext[slot] = e
-            if e % 2 == 0 and e != NOLOSS:
-                # Removals allow a loss at level e: the schedule will ask whether every other
-                # successor has become a win by then.
-                count[slot] = _count_successors(
-                    a, b, m, o, succ, syms, n, adj, mill_masks, point_mills, opts,
-                    nsym, sym_img, mask_info, binom,
-                )
+
+
+@nb.njit(cache=True)
+def _settle_removals(
+    a, b, m, o, succ, syms, rsyms, rinfo,
+    n, adj, mill_masks, point_mills, opts,
+    nsym, sym_img, mask_info, reps, rep_offset, binom,
+    ext1, ext2,
+):
+    """(ext, count) of a position whose removal outcome is computed now. Where removals allow a
+    loss at level e, the schedule will ask at e whether every other successor has become a win,
+    so the count is needed too."""
+    e = _removal_outcome(
+        a, b, m, o, rsyms, rinfo, n, adj, mill_masks, point_mills, opts,
+        nsym, sym_img, mask_info, reps, rep_offset, binom, ext1, ext2,
+    )
+    if e % 2 == 0 and e != NOLOSS:
+        return e, _count_successors(
+            a, b, m, o, succ, syms, n, adj, mill_masks, point_mills, opts, nsym, sym_img, mask_info, binom
+        )
+    return e, UNKNOWN
 
 
 @nb.njit(cache=True)
@@ -422,17 +434,10 @@ def resolve_candidates(
             if count[slot] != CANDIDATE:
                 continue
             m, o = unrank_position(a, b, slot, n, nsym, sym_img, mask_info, reps, rep_offset, binom)
-            e = _removal_outcome(
-                a, b, m, o, rsyms, rinfo, n, adj, mill_masks, point_mills, opts,
+            ext[slot], count[slot] = _settle_removals(
+                a, b, m, o, succ, syms, rsyms, rinfo, n, adj, mill_masks, point_mills, opts,
                 nsym, sym_img, mask_info, reps, rep_offset, binom, ext1, ext2,
             )
-            ext[slot] = e
-            count[slot] = UNKNOWN
-            if e % 2 == 0 and e != NOLOSS:
-                count[slot] = _count_successors(
-                    a, b, m, o, succ, syms, n, adj, mill_masks, point_mills, opts,
-                    nsym, sym_img, mask_info, binom,
-                )
 
 
 @nb.njit(cache=True)

@@ -247,3 +247,38 @@ def test_killed_solve_resumes_to_the_same_database(six_db, tmp_path):
         assert sorted(a["subspaces"]) == sorted(b["subspaces"])
         for name in b["subspaces"]:
             assert a["subspaces"][name].attrs["checksum"] == b["subspaces"][name].attrs["checksum"]
+
+
+@pytest.mark.parametrize(
+    "attr,value,message",
+    [("format_version", 99, "format version 99"), ("index_scheme", "other/1", "index scheme 'other/1'"), ("format", "x", "not a morris database")],
+)
+def test_mismatched_file_is_refused(six_db, tmp_path, attr, value, message):
+    bad = tmp_path / "other.h5"
+    bad.write_bytes(six_db.read_bytes())
+    with h5py.File(bad, "r+") as f:
+        f.attrs[attr] = value
+    with pytest.raises(Exception, match=message) as err:
+        Database(bad)
+    assert err.type.__module__ == "solver.errors"
+
+
+def test_info_json_reports_every_subspace(six_db):
+    import json
+
+    from click.testing import CliRunner
+
+    from solver.cli import main
+
+    out = CliRunner().invoke(main, ["info", "--db", str(six_db), "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert data["rules"]["name"] == "six" and data["rules"]["flying"] == "never"
+    subs = {(s["mover"], s["opponent"]): s for s in data["subspaces"]}
+    assert set(subs) == {(a, b) for a in range(3, 6) for b in range(3, 6)}
+    bi = board_index("six")
+    for (a, b), s in subs.items():
+        assert s["positions"] == burnside_positions(bi.board, a, b)
+        assert s["win"] + s["draw"] + s["loss"] == s["positions"]
+        assert s["max_plies"] == max(s["max_win"], s["max_loss"])
+        assert s["slots"] == bi.slots(a, b) and s["bytes"] > 0

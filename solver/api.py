@@ -434,9 +434,15 @@ class MorrisDatabase:
         rule = three_men_rule(value, plies) if self._three_each(pos) else None
         return Probe(value, plies, rule)
 
-    @staticmethod
-    def _three_each(pos: Position) -> bool:
-        return _popcount(pos.white) == 3 and _popcount(pos.black) == 3 and not (pos.hand_white or pos.hand_black)
+    def _three_each(self, pos: Position) -> bool:
+        # The rule is about an endgame of three men each; in Three Men's Morris (3 men from the
+        # start, no removals) it has nothing to say.
+        return (
+            self.rules.men > 3
+            and _popcount(pos.white) == 3
+            and _popcount(pos.black) == 3
+            and not (pos.hand_white or pos.hand_black)
+        )
 
     def _finish(self, p: _Pending, with_moves: bool):
         probe = p.probe

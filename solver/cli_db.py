@@ -25,7 +25,12 @@ def _db_option(f):
 
 @main.command()
 @rules_options
-@click.option("--max-men", default=DEFAULT_MAX_MEN, show_default=True, help="solve every subspace with both sides at N men or fewer")
+@click.option(
+    "--max-men",
+    type=int,
+    default=None,
+    help=f"solve every subspace with both sides at N men or fewer [default: {DEFAULT_MAX_MEN}, or fewer where the rule set has fewer]",
+)
 @_db_option
 @click.option("--threads", type=click.IntRange(1, None), default=None, help="threads to use [default: every core]")
 @click.option("--quiet", "-q", is_flag=True, help="no progress bars")
@@ -39,6 +44,8 @@ def solve(rules_name, options, max_men, db_path, threads, quiet):
     from .storage import default_path
 
     rules = get_rules(rules_name, options)
+    if max_men is None:
+        max_men = min(DEFAULT_MAX_MEN, rules.men, rules.board_data.n // 2)
     db_path = db_path or default_path(rules)
     click.echo(f"solving {rules.describe()} up to {max_men} men into {db_path}")
     t0 = time.perf_counter()

@@ -69,7 +69,10 @@ def solve_command(rules: RuleSet | None, max_men: int | None, path: Path) -> str
 
 
 def default_path(rules: RuleSet) -> Path:
-    return Path("data") / f"{rules.name}.h5"
+    """``data/<rule set>.h5``; options set on top of the named rule set are part of the name
+    (``data/standard_flying-never.h5``), so that each rule set gets its own file."""
+    words = rules.describe().split()
+    return Path("data") / ("_".join([words[0], *(w.replace("=", "-") for w in words[1:])]) + ".h5")
 
 
 def parts_dir(path: Path) -> Path:

@@ -112,7 +112,7 @@ def check_position(db, pos: Position) -> Analysis:
         assert list(an.best_moves) == [m for m in an.moves if m.sort_key == keys[0]]
     else:
         assert (probe.value, probe.plies) == ("loss", 0)
-    three = pos.white.bit_count() == 3 and pos.black.bit_count() == 3
+    three = db.rules.men > 3 and pos.white.bit_count() == 3 and pos.black.bit_count() == 3
     assert probe.three_men_rule == (three_men_rule(probe.value, probe.plies) if three else None)
     for mv in an.moves:
         assert mv.three_men_rule == (three_men_rule(mv.value, mv.plies) if three else None)

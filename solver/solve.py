@@ -54,8 +54,7 @@ def solve(
     echo: Callable[[str], None] = print,
 ) -> list[SolveRow]:
     check_solvable(rules, max_men)
-    if threads:
-        numba.set_num_threads(threads)
+    use_threads(threads)
     db_path.parent.mkdir(parents=True, exist_ok=True)
     index = board_index(rules.board)
     db = Database(db_path, rules, must_exist=False)
@@ -159,3 +158,13 @@ def format_table(rows: list[dict], extra: tuple[str, ...] = ()) -> str:
     for d in data:
         lines.append("  ".join(x.rjust(w) for x, w in zip(d, widths)))
     return "\n".join(lines)
+
+
+def use_threads(threads: int | None) -> None:
+    """Run the kernels on ``threads`` threads (default: every core numba was started with)."""
+    if not threads:
+        return
+    limit = numba.config.NUMBA_NUM_THREADS
+    if not 1 <= threads <= limit:
+        raise RulesError(f"--threads {threads}: this machine runs 1 to {limit} threads")
+    numba.set_num_threads(threads)

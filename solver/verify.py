@@ -6,13 +6,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numba
 import numpy as np
 
 from .game import tables
 from .index import board_index
 from .notation import Position, format_position
 from .errors import DatabaseError
+from .solve import use_threads
 from .storage import Database, checksum
 from .verify_kernels import expected_value, verify_subspace
 
@@ -40,8 +40,7 @@ def verify(
     progress: bool = True,
     echo: Callable[[str], None] = print,
 ) -> list[SubspaceCheck]:
-    if threads:
-        numba.set_num_threads(threads)
+    use_threads(threads)
     checks: list[SubspaceCheck] = []
     with Database(db_path) as db:
         rules = db.rules

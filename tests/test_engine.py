@@ -282,3 +282,24 @@ def test_info_json_reports_every_subspace(six_db):
         assert s["win"] + s["draw"] + s["loss"] == s["positions"]
         assert s["max_plies"] == max(s["max_win"], s["max_loss"])
         assert s["slots"] == bi.slots(a, b) and s["bytes"] > 0
+
+
+def test_one_thread_gives_the_same_database(six_db, tmp_path):
+    import numba
+
+    path = tmp_path / "one.h5"
+    try:
+        solve(make_rules("six"), 5, path, threads=1, **quiet)
+    finally:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    with h5py.File(path) as a, h5py.File(six_db) as b:
+        assert sorted(a["subspaces"]) == sorted(b["subspaces"])
+        for name in b["subspaces"]:
+            assert a["subspaces"][name].attrs["checksum"] == b["subspaces"][name].attrs["checksum"]
+
+
+def test_too_many_threads_is_a_clear_error(tmp_path):
+    from solver.errors import RulesError
+
+    with pytest.raises(RulesError, match="threads"):
+        solve(make_rules("six"), 3, tmp_path / "x.h5", threads=10_000, **quiet)

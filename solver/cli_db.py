@@ -134,3 +134,31 @@ def verify(db_path, rules_name, options, threads, quiet):
         click.echo(f"FAILED: {len(failed)} of {len(checks)} subspaces ({total:,} positions, {secs:.1f} s)", err=True)
         sys.exit(1)
     click.echo(f"OK: {len(checks)} subspaces, {total:,} positions, every checksum and value checked in {secs:.1f} s")
+
+
+@main.command()
+@rules_options
+@click.option("--max-men", type=int, default=5, show_default=True, help="benchmark the chain up to N men a side")
+@click.option("--threads", type=click.IntRange(1, None), default=None, help="threads to use [default: every core]")
+def bench(rules_name, options, max_men, threads):
+    """Solve the chain 3-3 ... N-N in memory (nothing is written) and report positions per
+    second, CPU time, peak memory and bytes per position. Compilation is excluded."""
+    import os
+    import platform
+
+    import numba
+
+    from .bench import bench_pairs, peak_rss_mib, summary, warm_up
+    from .solve import check_solvable, pairs_up_to, use_threads
+
+    rules = get_rules(rules_name, options)
+    check_solvable(rules, max_men)
+    use_threads(threads)
+    click.echo(
+        f"{rules.describe()} up to {max_men} men; {platform.machine()}, {os.cpu_count()} cores, "
+        f"{numba.get_num_threads()} threads, numba {numba.__version__}"
+    )
+    warm_up(rules)
+    rss0 = peak_rss_mib()
+    rows = bench_pairs(rules, pairs_up_to(max_men), echo=click.echo)
+    click.echo(summary(rows, rss0))

@@ -303,3 +303,19 @@ def test_too_many_threads_is_a_clear_error(tmp_path):
 
     with pytest.raises(RulesError, match="threads"):
         solve(make_rules("six"), 3, tmp_path / "x.h5", threads=10_000, **quiet)
+
+
+def test_bench_command_counts_every_position():
+    import re
+
+    from click.testing import CliRunner
+
+    from solver.cli import main
+
+    out = CliRunner().invoke(main, ["bench", "--rules", "six", "--max-men", "4"])
+    assert out.exit_code == 0, out.output
+    board = board_index("six").board
+    want = sum(burnside_positions(board, a, b) for a in range(3, 5) for b in range(3, 5))
+    total = re.search(r"total: ([\d,]+) positions", out.output)
+    assert total and int(total.group(1).replace(",", "")) == want
+    assert "M positions/s" in out.output and "peak memory" in out.output

@@ -25,6 +25,10 @@ class MorrisGroup(click.Group):
         except MorrisError as e:
             click.echo(f"error: {e}", err=True)
             sys.exit(e.exit_code)
+        except KeyboardInterrupt:
+            # Finished subspaces are already on disk (storage writes each as it ends).
+            click.echo("\ninterrupted: finished work is kept; run the same command again to resume", err=True)
+            sys.exit(130)
 
 
 def rules_options(f):

@@ -7,7 +7,9 @@ man fewer, so pairs are taken by increasing total of men. Finished pairs are wri
 
 from __future__ import annotations
 
+import fcntl
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,7 +17,7 @@ import numba
 import numpy as np
 
 from .engine import SubspaceResult, solve_pair
-from .errors import RulesError
+from .errors import DatabaseError, RulesError
 from .index import board_index
 from .rules import RuleSet
 from .storage import Database, assemble, write_part
@@ -56,6 +58,27 @@ def solve(
     check_solvable(rules, max_men)
     use_threads(threads)
     db_path.parent.mkdir(parents=True, exist_ok=True)
+    with writer_lock(db_path):
+        return _solve_locked(rules, max_men, db_path, progress, echo)
+
+
+@contextmanager
+def writer_lock(db_path: Path):
+    """Hold ``<db>.lock`` while writing: two solves into one database would race on its files."""
+    lock = open(str(db_path) + ".lock", "a+")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.close()
+        raise DatabaseError(f"another morris solve is writing {db_path}; wait for it to finish") from None
+    try:
+        yield
+    finally:
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        lock.close()
+
+
+def _solve_locked(rules, max_men, db_path, progress, echo) -> list[SolveRow]:
     index = board_index(rules.board)
     db = Database(db_path, rules, must_exist=False)
     cache: dict[tuple[int, int], np.ndarray] = {}

@@ -319,3 +319,15 @@ def test_bench_command_counts_every_position():
     total = re.search(r"total: ([\d,]+) positions", out.output)
     assert total and int(total.group(1).replace(",", "")) == want
     assert "M positions/s" in out.output and "peak memory" in out.output
+
+
+def test_second_writer_is_refused(tmp_path):
+    from solver.errors import DatabaseError
+    from solver.solve import writer_lock
+
+    path = tmp_path / "locked.h5"
+    with writer_lock(path):
+        with pytest.raises(DatabaseError, match="another morris solve"):
+            solve(make_rules("six"), 3, path, **quiet)
+    solve(make_rules("six"), 3, path, **quiet)  # free again once the first writer is done
+    assert Database(path).has(3, 3)

@@ -1,8 +1,10 @@
 """Solving one subspace and its twin: the steps around the kernels of ``engine_kernels``.
 
-1. initialise each half (terminal losses, successor counts, removal outcomes);
-2. schedule the removal outcomes by level;
-3. propagate level by level: decided positions of one half decide predecessors in the other.
+1. initialise each half: terminal losses; removal outcomes where a removal can leave two men;
+2. find the positions a removal may win, backwards from the losses of the smaller subspaces, and
+   settle their removal outcomes; schedule all known outcomes by level;
+3. propagate level by level: decided positions of one half decide predecessors in the other
+   (counts and the remaining removal outcomes are computed when first needed).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import engine_kernels as ek
+from .errors import MorrisError
 from .game import tables
 from .index import BoardIndex
 from .rules import RuleSet
@@ -40,8 +43,10 @@ class SubspaceResult:
         return max(self.max_win, self.max_loss)
 
 
-class DepthOverflow(OverflowError):
-    pass
+class DepthOverflow(MorrisError, OverflowError):
+    """A depth too long for the uint16 values of the format."""
+
+    exit_code = 1
 
 
 def solve_pair(

@@ -32,7 +32,7 @@ answer wherever both sides have exactly 3 men.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -299,27 +299,21 @@ class MorrisDatabase:
             raise ValueError("on_error must be 'raise' or 'return'")
         items = list(positions)
         results: list = [None] * len(items)
-        pending: list[tuple[int, _Pending]] = []
-        for i, item in enumerate(items):
+
+        def attempt(i: int, step):
+            """step()'s result, or None with the error in results[i] (or raised)."""
             try:
-                p = self._prepare(item, with_moves)
+                return step()
             except MorrisError as e:
                 if on_error == "raise":
                     raise
                 results[i] = e
-                continue
-            pending.append((i, p))
+                return None
+
+        prepared = [(i, attempt(i, lambda item=item: self._prepare(item, with_moves))) for i, item in enumerate(items)]
+        pending = [(i, p) for i, p in prepared if p is not None]
         # Which subspaces each position needs: a missing one fails that position alone.
-        ok = []
-        for i, p in pending:
-            try:
-                self._check_subspaces(p, with_probe)
-            except MorrisError as e:
-                if on_error == "raise":
-                    raise
-                results[i] = e
-                continue
-            ok.append((i, p))
+        ok = [(i, p) for i, p in pending if attempt(i, lambda p=p: self._check_subspaces(p, with_probe) or True)]
         self._read_values([p for _, p in ok], with_probe)
         for i, p in ok:
             results[i] = self._finish(p, with_moves)

@@ -116,7 +116,7 @@ def verify(db_path, rules_name, options, threads, quiet):
 
     path = db_path or default_path(get_rules(rules_name, options))
     t0 = time.perf_counter()
-    checks = run_verify(path, threads=threads, progress=not quiet, echo=click.echo)
+    checks = run_verify(path, threads=threads, progress=not quiet)
     width = max((len(c.name) for c in checks), default=8)
     click.echo(f"{'subspace':>{max(width, 8)}}  {'positions':>13}  checksum  {'mismatches':>10}")
     for c in checks:

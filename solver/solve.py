@@ -20,7 +20,7 @@ from .engine import SubspaceResult, solve_pair
 from .errors import DatabaseError, RulesError
 from .index import board_index
 from .rules import RuleSet
-from .storage import Database, assemble, write_part
+from .storage import STAT_KEYS, Database, assemble, write_part
 
 
 def pairs_up_to(max_men: int) -> list[tuple[int, int]]:
@@ -101,10 +101,11 @@ def _solve_locked(rules, max_men, db_path, progress, echo) -> list[SolveRow]:
             for key in [k for k in cache if sum(k) < a + b - 2]:
                 del cache[key]
             results = _solve_one(rules, index, a, b, solved, progress)
-            write_part(db_path, rules, [(r.values, _stats_of_result(r, index)) for r in results])
-            for r in results:
+            stats = [_stats_of_result(r) for r in results]
+            write_part(db_path, rules, [(r.values, st) for r, st in zip(results, stats)])
+            for r, st in zip(results, stats):
                 cache[(r.mover, r.opponent)] = r.values
-                rows.append(SolveRow(_stats_of_result(r, index), skipped=False))
+                rows.append(SolveRow(st, skipped=False))
             db.close()
             db = Database(db_path, rules, must_exist=False)
     finally:
@@ -138,24 +139,14 @@ def _solve_one(rules, index, a, b, solved, progress) -> list[SubspaceResult]:
     return results
 
 
-def _stats_of_result(r: SubspaceResult, index) -> dict:
-    return {
-        "mover": r.mover,
-        "opponent": r.opponent,
-        "positions": r.positions,
-        "slots": int(r.values.shape[0]),
-        "win": r.win,
-        "draw": r.draw,
-        "loss": r.loss,
-        "max_win": r.max_win,
-        "max_loss": r.max_loss,
-        "max_plies": r.max_plies,
-        "seconds": round(r.seconds, 3),
-    }
+def _stats_of_result(r: SubspaceResult) -> dict:
+    """The statistics stored with a subspace (storage.STAT_KEYS)."""
+    stats = {key: getattr(r, key) for key in STAT_KEYS if key not in ("slots", "seconds")}
+    return dict(stats, slots=int(r.values.shape[0]), seconds=round(r.seconds, 3))
 
 
 def _stats_of(info) -> dict:
-    return {k: getattr(info, k) for k in ("mover", "opponent", "positions", "slots", "win", "draw", "loss", "max_win", "max_loss", "max_plies", "seconds")}
+    return {key: getattr(info, key) for key in STAT_KEYS}
 
 
 def format_table(rows: list[dict], extra: tuple[str, ...] = ()) -> str:

@@ -58,11 +58,8 @@ def solve_command(rules: RuleSet | None, max_men: int | None, path: Path) -> str
     """The `morris solve` command line that builds (or extends) the database at ``path``."""
     cmd = "morris solve"
     if rules is not None:
-        cmd += f" --rules {rules.name}"
-        base = rules.__class__.from_dict({"name": rules.name}) if rules.name else None
-        for key, value in rules.options.items():
-            if base is None or base.options[key] != value:
-                cmd += f" -o {key}={value}"
+        name, *changed = rules.describe().split()  # the named rule set, then its changed options
+        cmd += f" --rules {name}" + "".join(f" -o {option}" for option in changed)
     if max_men is not None:
         cmd += f" --max-men {max_men}"
     return cmd + f" --db {path}"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,7 +37,6 @@ def verify(
     db_path: Path,
     threads: int | None = None,
     progress: bool = True,
-    echo: Callable[[str], None] = print,
 ) -> list[SubspaceCheck]:
     use_threads(threads)
     checks: list[SubspaceCheck] = []

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from solver.cli import main
-from solver.game import legal_moves, play, result
+from solver.game import play, result
 from solver.notation import parse_move, parse_position
 from solver.rules import make_rules
 

@@ -1,18 +1,24 @@
 """Nine Men's Morris and relatives: rules, perfect-play databases, queries.
 
-``open_database(path)`` opens a solved database for queries (see ``solver.api``); the result types
-``Probe``, ``MoveValue`` and ``Analysis`` and ``three_men_rule`` come from there too. They are
-imported on first use, so ``import solver.notation`` (and ``morris --help``) stay light.
+The package reads as the flow of the work: ``rules`` (boards, rule sets, notation, move
+generation) -> ``index`` (symmetry-reduced slots) -> ``engine`` (retrograde analysis) ->
+``database`` (HDF5 storage, lookups, verification) -> ``cli`` (the ``morris`` command).
+``values`` is the stored value encoding, ``errors`` the typed errors.
+
+``open_database(path)`` opens a solved database for queries (see ``solver.api``); ``decode`` reads
+a stored value; the result types ``Probe``, ``MoveValue`` and ``Analysis`` and ``three_men_rule``
+come from there too. They are imported on first use, so ``import solver.rules`` (and ``morris
+--help``) stay light.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-__all__ = ["open_database", "MorrisDatabase", "Probe", "MoveValue", "Analysis", "three_men_rule"]
+__all__ = ["open_database", "MorrisDatabase", "Probe", "MoveValue", "Analysis", "three_men_rule", "decode"]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .api import Analysis, MorrisDatabase, MoveValue, Probe, open_database, three_men_rule
+    from .api import Analysis, MorrisDatabase, MoveValue, Probe, decode, open_database, three_men_rule
 
 
 def __getattr__(name: str):

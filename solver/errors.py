@@ -38,3 +38,9 @@ class MissingSubspaceError(DatabaseError, KeyError):
 
 class OutsideDatabaseError(DatabaseError):
     """A position the database cannot answer (men in hand: the placing phase)."""
+
+
+class DepthOverflow(MorrisError, OverflowError):
+    """A depth too long for the uint16 values of the format."""
+
+    exit_code = 1

@@ -1,7 +1,7 @@
 """A slow, plain reference solver for the moving phase, to check the fast engine against.
 
-Everything here is written from the board data alone (``solver.boards`` and the options of a
-``solver.rules.RuleSet``); nothing comes from ``solver.movegen`` or ``solver.game``. There is no
+Everything here is written from the board data alone (``solver.rules.boards`` and the options of a
+``solver.rules.RuleSet``); nothing comes from ``solver.rules.movegen`` or ``solver.rules.game``. There is no
 symmetry reduction: every position is solved separately.
 
 A position is a pair of point masks ``(mover, opp)``: the men of the side to move and of its

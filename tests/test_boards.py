@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.boards import BOARDS, DIAGONAL, SIX, STANDARD, THREE
+from solver.rules.boards import BOARDS, DIAGONAL, SIX, STANDARD, THREE
 
 # board -> (points, mills, symmetries)
 EXPECTED = {

@@ -15,14 +15,15 @@ import h5py
 import numpy as np
 import pytest
 
-import solver.engine_kernels as ek
-from solver.engine import DepthOverflow, solve_pair
-from solver.errors import MismatchError
-from solver.index import board_index, rank_many, unrank_many
+from solver.engine.kernels import codes
+from solver.engine.pair import solve_pair
+from solver.errors import DepthOverflow, MismatchError
+from solver.index import board_index
+from solver.values import DUP
 from solver.rules import make_rules
-from solver.solve import solve
-from solver.storage import Database
-from solver.verify import verify
+from solver.engine.run import solve
+from solver.database.storage import Database
+from solver.database.verify import verify
 
 quiet = {"progress": False, "echo": lambda s: None}
 
@@ -66,13 +67,13 @@ def test_index_round_trip_every_slot(board_name, a, b):
     as the positions up to symmetry; every image of a position ranks to the same slot."""
     bi = board_index(board_name)
     slots = bi.slots(a, b)
-    movers, opps, canonical = unrank_many(a, b, np.arange(slots, dtype=np.int64), *bi.arrays())
+    movers, opps, canonical = bi.unrank_many(a, b, np.arange(slots, dtype=np.int64))
     for s in range(0, slots, max(1, slots // 2000)):  # the plain-Python path on a sample
         assert bi.unrank(a, b, s) == (movers[s], opps[s])
         assert bi.is_canonical(a, b, s) == canonical[s]
     popcounts = np.array([(bin(m).count("1"), bin(o).count("1")) for m, o in zip(movers, opps)])
     assert (popcounts == (a, b)).all() and not (movers & opps).any()
-    ranked = rank_many(movers, opps, *bi.arrays())
+    ranked = bi.rank_many(movers, opps)
     assert np.array_equal(ranked[canonical], np.nonzero(canonical)[0])
     assert canonical.sum() == burnside_positions(bi.board, a, b)
     # each symmetric image of a non-canonical slot's position lands on one canonical slot
@@ -84,7 +85,7 @@ def test_index_round_trip_every_slot(board_name, a, b):
         for p in range(bi.n):
             img_m |= ((movers >> p) & 1) << perm[p]
             img_o |= ((opps >> p) & 1) << perm[p]
-        assert np.array_equal(rank_many(img_m, img_o, *bi.arrays()), ranked)
+        assert np.array_equal(bi.rank_many(img_m, img_o), ranked)
 
 
 def test_slots_per_position_within_bounds():
@@ -106,7 +107,7 @@ def test_standard_3_3_anchor():
 
 def _engine_values(db: Database, rules, a: int, b: int, movers: np.ndarray, opps: np.ndarray) -> np.ndarray:
     bi = board_index(rules.board)
-    slots = rank_many(movers.astype(np.int64), opps.astype(np.int64), *bi.arrays())
+    slots = bi.rank_many(movers, opps)
     return db.values(a, b)[slots]
 
 
@@ -169,7 +170,7 @@ def test_verify_catches_a_changed_value(six_db, tmp_path):
     with h5py.File(bad, "r+") as f:
         ds = f["subspaces/4-4"]
         values = ds[...]
-        slot = int(np.nonzero((values != 0) & (values != ek.DUP))[0][100])
+        slot = int(np.nonzero((values != 0) & (values != DUP))[0][100])
         ds[slot] = values[slot] + 2  # same side wins, two plies longer
     checks = {c.name: c for c in verify(bad, progress=False)}
     assert not checks["4-4"].checksum_ok
@@ -220,7 +221,7 @@ def test_other_rules_into_same_database_is_refused(six_db):
 
 
 def test_depth_overflow_is_an_error(monkeypatch):
-    monkeypatch.setattr(ek, "MAX_LEVEL", 10)
+    monkeypatch.setattr(codes, "MAX_LEVEL", 10)
     with pytest.raises(DepthOverflow):
         solve_pair(make_rules("standard"), board_index("standard"), 3, 3, lambda x, y: None)
 
@@ -323,7 +324,7 @@ def test_bench_command_counts_every_position():
 
 def test_second_writer_is_refused(tmp_path):
     from solver.errors import DatabaseError
-    from solver.solve import writer_lock
+    from solver.database.lock import writer_lock
 
     path = tmp_path / "locked.h5"
     with writer_lock(path):

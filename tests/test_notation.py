@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from solver.cli import main
 from solver.errors import NotationError
-from solver.game import legal_moves, play
-from solver.notation import (
+from solver.rules.game import legal_moves, play
+from solver.rules.notation import (
     Move,
     Position,
     format_move,

@@ -20,11 +20,11 @@ import pyspiel
 import pytest
 from click.testing import CliRunner
 
-from solver import movegen as mg
-from solver.boards import STANDARD
+from solver.rules import movegen as mg
+from solver.rules.boards import STANDARD
 from solver.cli import main
-from solver.game import legal_moves, play, result
-from solver.notation import Move, Position
+from solver.rules.game import legal_moves, play, result
+from solver.rules.notation import Move, Position
 from solver.rules import make_rules
 
 RULES = make_rules("standard")

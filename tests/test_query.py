@@ -32,11 +32,11 @@ from solver.errors import (
     NotationError,
     OutsideDatabaseError,
 )
-from solver.game import play
-from solver.notation import Position, format_position, parse_move
+from solver.rules.game import play
+from solver.rules.notation import Position, format_position, parse_move
 from solver.rules import get_rules, make_rules
-from solver.solve import solve
-from solver.storage import Database
+from solver.engine.run import solve
+from solver.database.storage import Database
 
 reference = pytest.importorskip("reference")
 

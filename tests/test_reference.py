@@ -155,8 +155,8 @@ def test_mill_wins_three_board():
 def test_agrees_with_solver_game_moves():
     """The reference's moves against the project's move generator (solver.game) on random
     positions under every moving-phase option: the same positions after the moves."""
-    from solver import game
-    from solver.notation import Position
+    from solver.rules import game
+    from solver.rules.notation import Position
 
     rng = random.Random(7)
     options = [

@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from solver.cli import main
-from solver.game import play, result
-from solver.notation import parse_move, parse_position
+from solver.rules.game import play, result
+from solver.rules.notation import parse_move, parse_position
 from solver.rules import make_rules
 
 STD_POINTS = "a1 a4 a7 b2 b4 b6 c3 c4 c5 d1 d2 d3 d5 d6 d7 e3 e4 e5 f2 f4 f6 g1 g4 g7".split()

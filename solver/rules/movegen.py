@@ -3,8 +3,8 @@
 A side is a bitmask of points (bit i = point i of the board string). A move is a row
 ``(from, to, remove1, remove2)`` with -1 for "none": a placement has ``from = -1``, a pass is all
 -1. The removal is part of the move, so the players always alternate. The kernels take the board's
-tables (adjacency masks, mill masks, the mills through each point) and the rule options as arrays;
-``Rules.kernel_options`` fixes the order of the options below.
+tables and the rule options as one ``GameTables`` named tuple (``tables.game_tables``);
+``RuleSet.kernel_options`` fixes the order of the options below.
 """
 
 from __future__ import annotations
@@ -65,10 +65,11 @@ def _emit(out, k, frm, to, r1, r2):
 
 
 @nb.njit(cache=True)
-def _emit_with_removals(out, k, frm, to, formed, opp, mill_masks, opts):
+def _emit_with_removals(out, k, frm, to, formed, opp, g):
     """Append the move frm->to once per choice of removal (none when no mill is formed)."""
     if formed == 0:
         return _emit(out, k, frm, to, -1, -1)
+    mill_masks, opts = g.mill_masks, g.opts
     if opts[OPT_MILL_WINS]:
         # Three Men's Morris: the mill wins at once (game_status), there is no removal; listing
         # one move per opponent man would multiply the winning move and remove men for nothing.
@@ -104,13 +105,13 @@ def _emit_with_removals(out, k, frm, to, formed, opp, mill_masks, opts):
 
 
 @nb.njit(cache=True)
-def generate_moves(me, opp, hand_me, hand_opp, n, adj, mill_masks, point_mills, opts, out):
+def generate_moves(me, opp, hand_me, hand_opp, g, out):
     """Write the legal moves of the side to move (``me``) into ``out``; return how many.
 
     Does not test whether the game is already over: call ``game_status`` first.
     """
-    full = (1 << n) - 1
-    empty = full & ~(me | opp)
+    point_mills, opts = g.point_mills, g.opts
+    empty = ((1 << g.n) - 1) & ~(me | opp)
     k = 0
     if hand_me > 0:
         t = empty
@@ -118,35 +119,34 @@ def generate_moves(me, opp, hand_me, hand_opp, n, adj, mill_masks, point_mills, 
             to = lowest_bit_index(t)
             t &= t - 1
             after = me | (1 << to)
-            k = _emit_with_removals(out, k, -1, to, mills_formed(after, to, point_mills), opp, mill_masks, opts)
+            k = _emit_with_removals(out, k, -1, to, mills_formed(after, to, point_mills), opp, g)
     if hand_me == 0 or opts[OPT_LASKER]:
         flying = opts[OPT_FLY] != 0 and popcount(me) + hand_me == 3
         f = me
         while f:
             frm = lowest_bit_index(f)
             f &= f - 1
-            t = empty if flying else adj[frm] & empty
+            t = empty if flying else g.adj[frm] & empty
             while t:
                 to = lowest_bit_index(t)
                 t &= t - 1
                 after = (me & ~(1 << frm)) | (1 << to)
-                k = _emit_with_removals(out, k, frm, to, mills_formed(after, to, point_mills), opp, mill_masks, opts)
+                k = _emit_with_removals(out, k, frm, to, mills_formed(after, to, point_mills), opp, g)
     if k == 0 and opts[OPT_PASS]:
         k = _emit(out, k, -1, -1, -1, -1)
     return k
 
 
 @nb.njit(cache=True)
-def game_status(me, opp, hand_me, hand_opp, n, adj, mill_masks, point_mills, opts, buf):
+def game_status(me, opp, hand_me, hand_opp, g, buf):
     """ONGOING, LOST (the side to move has lost) or DRAWN, from the position alone."""
-    if opts[OPT_MILL_WINS] and men_in_mills(opp, mill_masks) != 0:
+    if g.opts[OPT_MILL_WINS] and men_in_mills(opp, g.mill_masks) != 0:
         return LOST
     if popcount(me) + hand_me < 3:
         return LOST
-    full = (1 << n) - 1
-    if opts[OPT_FULL_DRAW] and (me | opp) == full:
+    if g.opts[OPT_FULL_DRAW] and (me | opp) == (1 << g.n) - 1:
         return DRAWN
-    if generate_moves(me, opp, hand_me, hand_opp, n, adj, mill_masks, point_mills, opts, buf) == 0:
+    if generate_moves(me, opp, hand_me, hand_opp, g, buf) == 0:
         return LOST  # blocked (with the passing option a pass is always available)
     return ONGOING
 

@@ -13,6 +13,13 @@ from itertools import product
 
 import numpy as np
 
+from ..errors import RulesError
+
+# What the index can represent (solver.index): kernels.image reads three bytes of a mask, and the
+# symmetry id is packed in 4 bits. A board beyond either is refused when it is built.
+MAX_POINTS = 24
+MAX_SYMMETRIES = 16
+
 
 @dataclass(frozen=True)
 class Board:
@@ -22,6 +29,16 @@ class Board:
     mills: tuple[tuple[str, ...], ...]
     symmetries: tuple[tuple[int, ...], ...] = field(repr=False)  # perm[i] = image of point i
     diagram: str = field(repr=False)  # template: each point name is replaced by a man
+
+    def __post_init__(self):
+        if len(self.points) > MAX_POINTS:
+            raise RulesError(f"the {self.name} board has {len(self.points)} points; at most {MAX_POINTS} are supported")
+        if len(self.symmetries) > MAX_SYMMETRIES:
+            raise RulesError(
+                f"the {self.name} board has {len(self.symmetries)} symmetries; at most {MAX_SYMMETRIES} are supported"
+            )
+        if any(sorted(perm) != list(range(len(self.points))) for perm in self.symmetries):
+            raise RulesError(f"the {self.name} board has a symmetry that is not a permutation of its points")
 
     @property
     def n(self) -> int:

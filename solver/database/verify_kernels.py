@@ -12,23 +12,20 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .engine_kernels import DUP, _slot
-from .index import is_canonical_pair, popcount, unrank_position
-from .movegen import MAX_MOVES, OPT_FULL_DRAW, OPT_MILL_WINS, generate_moves, men_in_mills
+from ..index.kernels import is_canonical_pair, rank_position, unrank_position
+from ..rules.bits import popcount
+from ..rules.movegen import MAX_MOVES, OPT_FULL_DRAW, OPT_MILL_WINS, generate_moves, men_in_mills
+from ..values import DUP
 
 
 @nb.njit(cache=True)
-def expected_value(
-    m, o, buf, twin, ext1, ext2, b,
-    n, adj, mill_masks, point_mills, opts,
-    nsym, sym_img, mask_info, reps, rep_offset, binom,
-):
+def expected_value(m, o, buf, twin, fewer1, fewer2, b, g, ix):
     """The value (engine encoding) that (m, o) must have, given its successors' stored values."""
-    if opts[OPT_MILL_WINS] and men_in_mills(o, mill_masks) != 0:
+    if g.opts[OPT_MILL_WINS] and men_in_mills(o, g.mill_masks) != 0:
         return 1
-    if opts[OPT_FULL_DRAW] and (m | o) == (1 << n) - 1:
+    if g.opts[OPT_FULL_DRAW] and (m | o) == (1 << g.n) - 1:
         return 0  # a full board is a draw (game_status says so too)
-    k = generate_moves(m, o, 0, 0, n, adj, mill_masks, point_mills, opts, buf)
+    k = generate_moves(m, o, 0, 0, g, buf)
     if k == 0:
         return 1
     best_win = 0
@@ -50,13 +47,13 @@ def expected_value(
         if left < 3:
             sv = 1  # the opponent has lost: a loss in 0 for them
         else:
-            s = _slot(o2, m2, n, nsym, sym_img, mask_info, reps, rep_offset, binom)
+            s = rank_position(o2, m2, ix)
             if left == b:
                 sv = np.int64(twin[s])
             elif left == b - 1:
-                sv = np.int64(ext1[s])
+                sv = np.int64(fewer1[s])
             else:
-                sv = np.int64(ext2[s])
+                sv = np.int64(fewer2[s])
         if sv == 0:
             draw = True
         elif sv % 2 == 1:  # the opponent loses: we win one ply later
@@ -72,12 +69,7 @@ def expected_value(
 
 
 @nb.njit(cache=True, parallel=True)
-def verify_subspace(
-    a, b, values, twin, ext1, ext2,
-    n, adj, mill_masks, point_mills, opts,
-    nsym, sym_img, mask_info, reps, rep_offset, binom,
-    bad, max_bad,
-):
+def verify_subspace(a, b, values, twin, fewer1, fewer2, g, ix, bad, max_bad):
     """Check every slot of (a, b); return the number of mismatches and write up to ``max_bad``
     mismatched slots into ``bad`` (per block, so the first few of each block)."""
     slots = values.shape[0]
@@ -88,15 +80,12 @@ def verify_subspace(
     for c in nb.prange(nblocks):
         buf = np.empty((MAX_MOVES, 4), dtype=np.int64)
         for slot in range(c * block, min(slots, (c + 1) * block)):
-            m, o = unrank_position(a, b, slot, n, nsym, sym_img, mask_info, reps, rep_offset, binom)
-            canonical = is_canonical_pair(m, o, n, nsym, sym_img, mask_info, reps, rep_offset, binom)
+            m, o = unrank_position(a, b, slot, ix)
+            canonical = is_canonical_pair(m, o, ix)
             if not canonical:
                 ok = values[slot] == DUP
             else:
-                want = expected_value(
-                    m, o, buf, twin, ext1, ext2, b, n, adj, mill_masks, point_mills, opts,
-                    nsym, sym_img, mask_info, reps, rep_offset, binom,
-                )
+                want = expected_value(m, o, buf, twin, fewer1, fewer2, b, g, ix)
                 ok = values[slot] == want
             if not ok:
                 errors[c] += 1

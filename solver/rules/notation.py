@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 
 from .boards import Board
-from .errors import NotationError
-from .rules import RuleSet
+from ..errors import NotationError
+from .rulesets import RuleSet
 
 
 @dataclass(frozen=True)

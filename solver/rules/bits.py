@@ -17,9 +17,11 @@ def popcount(x):
     x = x - ((x >> 1) & 0x5555555555555555)
     x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
     x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    # The top byte holds the count (< 128), so the wrapped signed product shifts right exactly.
-    # (No uint64 mask: mixing it with int64 makes numba pick a float-like type.)
-    return (x * 0x0101010101010101) >> 56
+    # Bits 56..63 of the product hold the count. Compiled, the int64 product wraps and the count
+    # (< 128) keeps the sign bit clear; in plain Python (NUMBA_DISABLE_JIT=1) nothing wraps, so
+    # the mask drops what lies above bit 63. (No uint64 mask: mixed with int64, numba would pick
+    # a float type.)
+    return ((x * 0x0101010101010101) >> 56) & 0xFF
 
 
 @nb.njit(cache=True)

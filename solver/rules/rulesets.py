@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, fields, replace
 import numpy as np
 
 from .boards import BOARDS, Board
-from .errors import RulesError
+from ..errors import RulesError
 
 # option name -> its allowed values, the standard value first (RULES.md's table)
 CHOICES: dict[str, tuple[str, ...]] = {

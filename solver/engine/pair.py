@@ -1,4 +1,4 @@
-"""Solving one subspace and its twin: the steps around the kernels of ``engine_kernels``.
+"""Solving one subspace and its twin: the steps around the kernels.
 
 1. initialise each half: terminal losses; removal outcomes where a removal can leave two men;
 2. find the positions a removal may win, backwards from the losses of the smaller subspaces, and
@@ -15,38 +15,34 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import engine_kernels as ek
-from .errors import MorrisError
-from .game import tables
-from .index import BoardIndex
-from .rules import RuleSet
+from ..errors import DepthOverflow
+from ..index import BoardIndex
+from ..rules.rulesets import RuleSet
+from ..rules.tables import game_tables
+from .kernels import codes, initialise, propagate, removals, schedule
+from .plan import SolvedValues, fewer_men_needed
 
 BLOCK = 1 << 15  # frontier entries per propagation block
+NONE = np.zeros(1, dtype=np.uint16)  # stands for a smaller subspace that no removal reaches
 
 
 @dataclass
 class SubspaceResult:
     mover: int
     opponent: int
-    values: np.ndarray  # uint16 per slot, see engine_kernels
+    values: np.ndarray  # uint16 per slot, see solver.values
     positions: int
     win: int
     draw: int
     loss: int
     max_win: int  # -1 when there is none
     max_loss: int
-    seconds: float
+    seconds: float  # wall time of the pair's solve (both halves), compilation excluded
     held_bytes: int = 0  # working arrays of the pair while solving (smaller subspaces excluded)
 
     @property
     def max_plies(self) -> int:
         return max(self.max_win, self.max_loss)
-
-
-class DepthOverflow(MorrisError, OverflowError):
-    """A depth too long for the uint16 values of the format."""
-
-    exit_code = 1
 
 
 def solve_pair(
@@ -58,84 +54,80 @@ def solve_pair(
     progress: Callable[[int], None] | None = None,
 ) -> list[SubspaceResult]:
     """Solve (a, b) and (b, a) together; ``solved(x, y)`` returns the values of a smaller subspace."""
-    t0 = time.perf_counter()
-    n, adj, mills, point_mills, opts = tables(rules)
-    idx = index.arrays()[1:]  # nsym, sym_img, mask_info, reps, rep_offset, binom
-    per_mill = rules.double_mill == "per-mill"
+    g, ix = game_tables(rules), index.tables
     halves = [(a, b)] if a == b else [(a, b), (b, a)]
-    dummy = np.zeros(1, dtype=np.uint16)
-    value, count, ext, ext_in = {}, {}, {}, {}
+    value, count, removal, fewer = {}, {}, {}, {}
+    for h in halves:
+        x, y = h
+        need = fewer_men_needed(rules, x, y)
+        fewer[h] = tuple(solved(*s) if s in need else NONE for s in ((y - 1, x), (y - 2, x)))
+    t0 = time.perf_counter()  # smaller subspaces are loaded: from here on it is solving
     for h in halves:
         x, y = h
         size = index.slots(x, y)
         value[h] = np.zeros(size, dtype=np.uint16)
         count[h] = np.zeros(size, dtype=np.uint8)
-        ext[h] = np.zeros(size, dtype=np.uint16)
-        ext1 = solved(y - 1, x) if y - 1 >= 3 else dummy
-        ext2 = solved(y - 2, x) if per_mill and y - 2 >= 3 else dummy
-        ext_in[h] = (ext1, ext2)
-        step = max(ek.CHUNK * 16, size // 64 // ek.CHUNK * ek.CHUNK)
+        removal[h] = np.zeros(size, dtype=np.uint16)
+        fewer1, fewer2 = fewer[h]
+        step = max(codes.CHUNK * 16, size // 64 // codes.CHUNK * codes.CHUNK)
         for lo in range(0, size, step):
             hi = min(size, lo + step)
-            ek.init_subspace(
-                x, y, value[h][lo:hi], count[h][lo:hi], ext[h][lo:hi], lo,
-                n, adj, mills, point_mills, opts, *idx, ext1, ext2,
+            initialise.init_subspace(
+                x, y, value[h][lo:hi], count[h][lo:hi], removal[h][lo:hi], lo, g, ix, fewer1, fewer2
             )
             if progress:
                 progress(hi - lo)
         # Positions whose removals may win: found backwards from the losses they remove into.
-        for removed, smaller in ((1, ext1), (2, ext2)):
-            if y - removed >= 3 and smaller is not dummy:
-                ek.mark_removal_candidates(x, y, value[h], count[h], ext[h], y - removed, smaller, n, adj, mills, point_mills, opts, *idx)
-        ek.resolve_candidates(x, y, value[h], count[h], ext[h], n, adj, mills, point_mills, opts, *idx, ext1, ext2)
+        for removed, smaller in ((1, fewer1), (2, fewer2)):
+            if smaller is not NONE:
+                removals.mark_removal_candidates(x, y, value[h], count[h], removal[h], y - removed, smaller, g, ix)
+        removals.resolve_candidates(x, y, value[h], count[h], removal[h], g, ix, fewer1, fewer2)
 
     order, start, cur, ncur, nxt, deferred, ndef = {}, {}, {}, {}, {}, {}, {}
     last_scheduled = 0
     for h in halves:
-        top = int(ek.max_ext_level(ext[h]))
+        top = int(schedule.max_removal_level(removal[h]))
         last_scheduled = max(last_scheduled, top)
-        order[h], start[h] = ek.schedule(ext[h], top)
+        order[h], start[h] = schedule.schedule(removal[h], top)
         cur[h] = np.empty(value[h].shape[0], dtype=np.uint32)
         nxt[h] = np.empty(value[h].shape[0], dtype=np.uint32)
-        ncur[h] = ek.level_zero(value[h], cur[h])
+        ncur[h] = schedule.level_zero(value[h], cur[h])
         deferred[h] = np.empty((1024, 2), dtype=np.int64)
         ndef[h] = 0
 
     level = 0
     while True:
         for h in halves:
-            ncur[h] = ek.take_scheduled(level, order[h], start[h], value[h], count[h], cur[h], ncur[h])
-            ncur[h], ndef[h] = ek.take_deferred(level, deferred[h], ndef[h], value[h], count[h], cur[h], ncur[h])
+            ncur[h] = schedule.take_scheduled(level, order[h], start[h], value[h], count[h], cur[h], ncur[h])
+            ncur[h], ndef[h] = schedule.take_deferred(level, deferred[h], ndef[h], value[h], count[h], cur[h], ncur[h])
             if progress:
                 progress(int(ncur[h]))
         if level >= last_scheduled and all(ncur[h] == 0 and ndef[h] == 0 for h in halves):
             break
-        if level + 1 > ek.MAX_LEVEL:
-            raise DepthOverflow(f"subspace {a}-{b}: a depth beyond {ek.MAX_LEVEL} plies does not fit the format")
+        if level + 1 > codes.MAX_LEVEL:
+            raise DepthOverflow(f"subspace {a}-{b}: a depth beyond {codes.MAX_LEVEL} plies does not fit the format")
         nnext = {h: 0 for h in halves}
         for h in halves:
             other = (h[1], h[0])
-            qa, qb = h
-            width = qb * (n - qa - qb) + 1
+            front_a, front_b = h
+            width = front_b * (g.n - front_a - front_b) + 1  # un-moves of one man, or the pass
             preds = np.empty((min(BLOCK, max(1, int(ncur[h]))), width), dtype=np.int64)
             npreds = np.empty(preds.shape[0], dtype=np.int64)
             for lo in range(0, int(ncur[h]), BLOCK):
                 block = cur[h][lo : min(int(ncur[h]), lo + BLOCK)]
                 k = block.shape[0]
-                ek.gather_predecessors(
-                    block, k, qa, qb, value[h], preds, npreds, value[other], count[other], ext[other],
-                    n, adj, mills, point_mills, opts, *idx,
+                propagate.gather_predecessors(
+                    block, k, front_a, front_b, value[h], preds, npreds, value[other], count[other], removal[other], g, ix
                 )
                 need = ndef[other] + int(npreds[:k].sum())
                 if need > deferred[other].shape[0]:
                     grown = np.empty((2 * need, 2), dtype=np.int64)
                     grown[: ndef[other]] = deferred[other][: ndef[other]]
                     deferred[other] = grown
-                nnext[other], ndef[other] = ek.apply_predecessors(
+                nnext[other], ndef[other] = propagate.apply_predecessors(
                     block, k, value[h], preds, npreds,
-                    value[other], count[other], ext[other], nxt[other], nnext[other],
-                    other[0], other[1], deferred[other], ndef[other],
-                    n, adj, mills, point_mills, opts, *idx, *ext_in[other],
+                    value[other], count[other], removal[other], nxt[other], nnext[other],
+                    other[0], other[1], deferred[other], ndef[other], g, ix, *fewer[other],
                 )
         for h in halves:
             cur[h], nxt[h] = nxt[h], cur[h]
@@ -143,13 +135,34 @@ def solve_pair(
         level += 1
 
     seconds = time.perf_counter() - t0
-    held = sum(arr[h].nbytes for arr in (value, count, ext, order, cur, nxt) for h in halves)
+    held = sum(arr[h].nbytes for arr in (value, count, removal, order, cur, nxt) for h in halves)
     results = []
     for h in halves:
-        pos, win, draw, loss, max_win, max_loss = ek.tally(value[h])
+        pos, win, draw, loss, max_win, max_loss = codes.tally(value[h])
         results.append(
             SubspaceResult(
                 h[0], h[1], value[h], int(pos), int(win), int(draw), int(loss), int(max_win), int(max_loss), seconds, held
             )
         )
     return results
+
+
+_warm = False
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's cache) every engine kernel, once per process, so that the
+    seconds measured afterwards are solving alone. The kernels' types do not depend on the board
+    or the rule options, so the six board's pairs 3-3 and 3-4 (milliseconds) reach them all."""
+    global _warm
+    if _warm:
+        return
+    from ..index import board_index
+    from ..rules.rulesets import get_rules
+
+    rules, index = get_rules("six"), board_index("six")
+    done = SolvedValues()
+    for a, b in ((3, 3), (3, 4)):
+        for r in solve_pair(rules, index, a, b, done):
+            done.add(r.mover, r.opponent, r.values)
+    _warm = True

@@ -5,13 +5,11 @@ from __future__ import annotations
 import json
 import sys
 from itertools import islice
-from pathlib import Path
 
 import click
-from click.core import ParameterSource
 
-from .cli import get_rules, main, read_positions, rules_options
-from .errors import MorrisError
+from ..errors import MorrisError
+from .common import database_and_rules, db_option, json_option, read_positions, rules_options
 
 BATCH = 1000  # positions read from the database together (one read per subspace)
 
@@ -69,16 +67,10 @@ def _as_text(an, board) -> str:
     return "\n".join(lines)
 
 
-@main.command()
-@click.option(
-    "--db",
-    "db_path",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="database file [default: data/<rule set>.h5]",
-)
+@click.command()
+@db_option
 @rules_options
-@click.option("--json", "as_json", is_flag=True, help="one JSON object per position, a line each")
+@json_option("one JSON object per position, a line each")
 @click.argument("positions", nargs=-1, required=True)
 def query(db_path, rules_name, options, as_json, positions):
     """The perfect-play value of each POSITION and of every legal move, best first.
@@ -89,18 +81,11 @@ def query(db_path, rules_name, options, as_json, positions):
     with the database's own rule set. Where both sides have 3 men the answer under the ten-move
     rule is given too (a win or loss in more than 20 plies is a draw under it).
     """
-    from .api import open_database
-    from .storage import default_path
+    from ..database.query import open_database
 
-    ctx = click.get_current_context()
-    explicit = bool(options) or ctx.get_parameter_source("rules_name") not in (
-        ParameterSource.DEFAULT,
-        ParameterSource.DEFAULT_MAP,
-    )
-    rules = get_rules(rules_name, options)
-    path = db_path or default_path(rules)
     # The database's rule set reads the positions; --rules/-o given as well must agree with it.
-    with open_database(path, rules if (explicit or db_path is None) else None) as db:
+    path, rules = database_and_rules(rules_name, options, db_path)
+    with open_database(path, rules) as db:
         board = db.board
         worst = 0
         first = True

@@ -26,8 +26,8 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from .errors import DatabaseError, MismatchError, MissingSubspaceError
-from .rules import RuleSet
+from ..errors import DatabaseError, MismatchError, MissingSubspaceError
+from ..rules.rulesets import RuleSet
 
 FORMAT = "morris-db"
 FORMAT_VERSION = 1

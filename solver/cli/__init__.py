@@ -1,0 +1,23 @@
+"""The ``morris`` command. Each subcommand reads its input, calls the Python API and prints.
+
+One module per command group, each defining plain click commands that are added to the group
+here: ``board`` (show, moves), ``solve`` (solve, bench), ``database`` (info, verify), ``query``.
+Errors are handled once, in ``common.MorrisGroup``: one line on standard error, never a traceback.
+"""
+
+from __future__ import annotations
+
+import click
+
+from . import board, database, query, solve
+from .common import MorrisGroup
+
+
+@click.group(cls=MorrisGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="morris-solver")
+def main():
+    """Nine Men's Morris and relatives: rules, perfect-play databases, queries."""
+
+
+for command in (board.show, board.moves, solve.solve, database.info, query.query, database.verify, solve.bench):
+    main.add_command(command)

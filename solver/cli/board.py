@@ -1,0 +1,83 @@
+"""``morris show`` and ``morris moves``: positions and legal moves, no database needed."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..errors import MorrisError
+from .common import echo_json, get_rules, json_option, read_positions, rules_options
+
+
+@click.command()
+@rules_options
+@json_option("one JSON object: the position, the side to move, the men in hand and the result")
+@click.argument("position", nargs=-1, required=True)
+def show(rules_name, options, as_json, position):
+    """Draw POSITION on the board and print its board string.
+
+    POSITION is a board string (quote it: "WB..B..B.W...........W.. w") or point lists
+    ("W:a1,d1,g1 B:a4,b4,c4 w"); several words are joined with spaces.
+    """
+    from ..rules.game import result
+    from ..rules.notation import format_point_lists, format_position, parse_position
+
+    rules = get_rules(rules_name, options)
+    board = rules.board_data
+    pos = parse_position(" ".join(position), rules)
+    res = result(pos, rules)
+    if as_json:
+        echo_json(
+            {
+                "position": format_position(pos, board),
+                "point_lists": format_point_lists(pos, board),
+                "side": pos.side,
+                "in_hand": {"white": pos.hand_white, "black": pos.hand_black},
+                "result": res,
+            }
+        )
+        return
+    cells = {i: "W" for i in range(board.n) if pos.white >> i & 1}
+    cells.update({i: "B" for i in range(board.n) if pos.black >> i & 1})
+    click.echo(board.render(cells))
+    side = "White" if pos.side == "w" else "Black"
+    click.echo(f"{side} to move, in hand: White {pos.hand_white}, Black {pos.hand_black}")
+    click.echo(format_position(pos, board))
+    click.echo(format_point_lists(pos, board))
+    if res:
+        click.echo(f"game over: {'the side to move has lost' if res == 'loss' else 'drawn'}")
+
+
+@click.command()
+@rules_options
+@json_option("one JSON object per line")
+@click.argument("positions", nargs=-1, required=True)
+def moves(rules_name, options, as_json, positions):
+    """List the legal moves of each POSITION ('-' reads positions from standard input)."""
+    from ..rules.game import legal_moves, result
+    from ..rules.notation import format_move, format_position, parse_position
+
+    rules = get_rules(rules_name, options)
+    board = rules.board_data
+    failed = False
+    for text in read_positions(positions):
+        try:
+            pos = parse_position(text, rules)
+        except MorrisError as e:
+            failed = True
+            click.echo(f"error: {e}: {text!r}", err=True)
+            if as_json:
+                echo_json({"input": text, "error": str(e)})
+            continue
+        res = result(pos, rules)
+        mv = [format_move(m, board) for m in legal_moves(pos, rules)]
+        if as_json:
+            echo_json({"position": format_position(pos, board), "moves": mv, "result": res})
+        else:
+            line = f"{format_position(pos, board)}: " + (" ".join(mv) if mv else "(none)")
+            if res:
+                line += f"  [{res}]"
+            click.echo(line)
+    if failed:
+        sys.exit(2)

@@ -1,0 +1,135 @@
+"""What every ``morris`` command shares: the error handling, the options, reading positions."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import click
+from click.core import ParameterSource
+
+from ..errors import MorrisError
+from ..rules.rulesets import NAMED, RuleSet, make_rules
+
+RULES_HELP = f"rule set: {', '.join(NAMED)} (or morabaraba)"
+RESUMABLE = {"solve"}  # commands whose finished work survives an interruption
+
+
+class MorrisGroup(click.Group):
+    """Turns every error into one line on standard error and an exit status, never a traceback:
+    2 for bad input, 1 for bad files or failed checks, 130 for Ctrl-C."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except MorrisError as e:
+            click.echo(f"error: {e}", err=True)
+            sys.exit(e.exit_code)
+        except OSError as e:  # a file system failure that no command turned into a MorrisError
+            where = f": {e.filename}" if getattr(e, "filename", None) else ""
+            click.echo(f"error: {e.strerror or e}{where}", err=True)
+            sys.exit(1)
+        except KeyboardInterrupt:
+            if ctx.invoked_subcommand in RESUMABLE:
+                # Finished subspaces are already on disk (storage writes each as it ends).
+                click.echo("\ninterrupted: finished work is kept; run the same command again to resume", err=True)
+            else:
+                click.echo("\ninterrupted", err=True)
+            sys.exit(130)
+
+
+def rules_options(f):
+    f = click.option(
+        "--option",
+        "-o",
+        "options",
+        multiple=True,
+        metavar="NAME=VALUE",
+        help="set a rule option on top of the rule set (repeatable), e.g. -o flying=never",
+    )(f)
+    f = click.option("--rules", "rules_name", default="standard", show_default=True, help=RULES_HELP)(f)
+    return f
+
+
+def db_option(f):
+    return click.option(
+        "--db",
+        "db_path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="database file [default: data/<rule set>.h5]",
+    )(f)
+
+
+def threads_option(f):
+    return click.option(
+        "--threads", type=click.IntRange(1, None), default=None, help="threads to use [default: every core]"
+    )(f)
+
+
+def json_option(help_text: str):
+    return click.option("--json", "as_json", is_flag=True, help=help_text)
+
+
+def quiet_option(f):
+    return click.option("--quiet", "-q", is_flag=True, help="no progress bars")(f)
+
+
+def get_rules(rules_name: str, options: tuple[str, ...]) -> RuleSet:
+    return make_rules(rules_name, list(options))
+
+
+def database_and_rules(rules_name: str, options: tuple[str, ...], db_path: Path | None) -> tuple[Path, RuleSet | None]:
+    """The database to open and the rule set it must hold (None: whatever it holds).
+
+    Without --db the path comes from the rule set, which the file must then hold; with --db the
+    file's own rule set is used unless --rules or -o was given, and then they must agree."""
+    from ..database.storage import default_path
+
+    rules = get_rules(rules_name, options)
+    if db_path is None:
+        return default_path(rules), rules
+    source = click.get_current_context().get_parameter_source("rules_name")
+    explicit = bool(options) or source not in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)
+    return db_path, rules if explicit else None
+
+
+def read_positions(args: tuple[str, ...]) -> Iterator[str]:
+    """The positions given as arguments, with '-' standing for standard input, a line each."""
+    for arg in args:
+        if arg == "-":
+            for line in sys.stdin:
+                if line.strip():
+                    yield line.strip()
+        else:
+            yield arg
+
+
+def echo_json(obj: dict) -> None:
+    click.echo(json.dumps(obj))
+
+
+def format_table(rows: list[dict], extra: tuple[str, ...] = ()) -> str:
+    """A fixed-width table of subspace statistics."""
+    cols = ["subspace", "positions", "win", "draw", "loss", "max win", "max loss", *extra]
+    data = []
+    for r in rows:
+        data.append(
+            [
+                f"{r['mover']}-{r['opponent']}",
+                f"{r['positions']:,}",
+                f"{r['win']:,}",
+                f"{r['draw']:,}",
+                f"{r['loss']:,}",
+                "-" if r["max_win"] < 0 else str(r["max_win"]),
+                "-" if r["max_loss"] < 0 else str(r["max_loss"]),
+                *[str(r[e]) for e in extra],
+            ]
+        )
+    widths = [max(len(c), *(len(d[i]) for d in data)) if data else len(c) for i, c in enumerate(cols)]
+    lines = ["  ".join(c.rjust(w) for c, w in zip(cols, widths))]
+    for d in data:
+        lines.append("  ".join(x.rjust(w) for x, w in zip(d, widths)))
+    return "\n".join(lines)

@@ -1,0 +1,90 @@
+"""``morris info`` and ``morris verify``: what a database holds, and whether it is right."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import click
+
+from .common import (
+    database_and_rules,
+    db_option,
+    echo_json,
+    format_table,
+    json_option,
+    quiet_option,
+    rules_options,
+    threads_option,
+)
+
+
+@click.command()
+@db_option
+@rules_options
+@json_option("one JSON object")
+def info(db_path, rules_name, options, as_json):
+    """Statistics of each subspace of a database."""
+    from ..database.storage import Database
+
+    path, rules = database_and_rules(rules_name, options, db_path)
+    with Database(path, rules) as db:
+        rows = [
+            {
+                "mover": s.mover, "opponent": s.opponent, "positions": s.positions, "win": s.win, "draw": s.draw,
+                "loss": s.loss, "max_win": s.max_win, "max_loss": s.max_loss, "max_plies": s.max_plies,
+                "slots": s.slots, "bytes": s.bytes_on_disk, "seconds": s.seconds, "checksum": s.checksum,
+            }
+            for s in db.subspaces()
+        ]
+        rules = db.rules
+    if as_json:
+        echo_json({"rules": rules.to_dict(), "database": str(path), "subspaces": rows})
+        return
+    click.echo(f"{path}: rules {rules.describe()}, {len(rows)} subspaces")
+    click.echo(format_table(rows, extra=("slots", "bytes", "seconds")))
+    click.echo(f"total: {sum(r['positions'] for r in rows):,} positions, {sum(r['bytes'] for r in rows):,} bytes")
+
+
+@click.command()
+@db_option
+@rules_options
+@threads_option
+@quiet_option
+@json_option("a JSON object per subspace, then the verdict; no progress bar")
+def verify(db_path, rules_name, options, threads, quiet, as_json):
+    """Check every checksum, then every position: its stored value and plies must equal the
+    best over its successors. Exit status 1 on any mismatch."""
+    from ..database.verify import verify as run_verify
+
+    path, rules = database_and_rules(rules_name, options, db_path)
+    t0 = time.perf_counter()
+    on_check = (lambda c: echo_json(dict(c.to_dict(), event="subspace"))) if as_json else None
+    checks = run_verify(path, threads=threads, progress=not (quiet or as_json), rules=rules, on_check=on_check)
+    failed = [c for c in checks if not c.ok]
+    total = sum(c.positions for c in checks)
+    secs = time.perf_counter() - t0
+    if as_json:
+        echo_json(
+            {
+                "event": "verdict", "ok": not failed, "database": str(path), "subspaces": len(checks),
+                "failed": [c.name for c in failed], "positions": total, "seconds": round(secs, 3),
+            }
+        )
+        if failed:
+            sys.exit(1)
+        return
+    width = max(8, *(len(c.name) for c in checks)) if checks else 8
+    click.echo(f"{'subspace':>{width}}  {'positions':>13}  checksum  {'mismatches':>10}")
+    for c in checks:
+        status = "missing " + c.missing if c.missing else "unreadable" if c.error else f"{c.mismatches:>10,}"
+        click.echo(f"{c.name:>{width}}  {c.positions:>13,}  {'ok' if c.checksum_ok else 'BAD':>8}  {status}")
+    for c in failed:
+        if c.error:
+            click.echo(f"  {c.error}", err=True)
+        for line in c.examples:
+            click.echo(f"  {line}", err=True)
+    if failed:
+        click.echo(f"FAILED: {len(failed)} of {len(checks)} subspaces ({total:,} positions, {secs:.1f} s)", err=True)
+        sys.exit(1)
+    click.echo(f"OK: {len(checks)} subspaces, {total:,} positions, every checksum and value checked in {secs:.1f} s")

@@ -1,0 +1,459 @@
+"""Looking up perfect play in a solved database: the Python API, shaped like python-chess's syzygy
+module.
+
+    >>> from solver import open_database
+    >>> with open_database("data/standard.h5") as db:
+    ...     db.probe("W:a1,d1,g1 B:a4,b4,c4 w")          # Probe(value='win', plies=..., ...)
+    ...     db.evaluate_moves("W:a1,d1,g1 B:a4,b4,c4 w")  # every legal move, best first
+    ...     db.best_moves("W:a1,d1,g1 B:a4,b4,c4 w")      # the moves that keep the value
+
+Values follow RULES.md ("Values"): win, draw or loss for the side to move, with the plies to the
+end of the game under perfect play (``None`` for a draw). A side to move that has already lost
+(fewer than 3 men, blocked, or under mill-wins facing a mill) has lost in 0 plies and has no moves.
+
+A move's value is for the player making it, and its plies are counted from the probed position:
+a move into a position that is a loss in k plies for the opponent is a win in k + 1, one into a
+win in k for the opponent a loss in k + 1; a move that ends the game at once (the opponent left
+with two men, or with no move) is a win in 1.
+
+The database covers the moving phase only: a position with men in hand raises
+``OutsideDatabaseError``. Positions are probed from the side to move: the subspace is
+(men of the side to move, men of the opponent), and the successors of a move lie in the
+opponent's view. Opening reads only the file's header and catalogue; a probe reads one value
+through HDF5's chunk cache, and the ``*_many`` methods read the values of many positions with one
+read per subspace.
+
+The three-men ten-move rule ("three men each and no removal within ten moves is a draw") depends
+on the game's history, so it is not part of a stored value; ``three_men_rule`` answers it from the
+stored plies (see there), and ``Probe.three_men_rule`` / ``MoveValue.three_men_rule`` carry that
+answer wherever both sides have exactly 3 men.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import DatabaseError, MorrisError, NotationError, OutsideDatabaseError
+from ..index import board_index
+from ..rules import movegen as mg
+from ..rules.notation import Move, Position, check_position, format_move, format_position, parse_position
+from ..rules.rulesets import RuleSet
+from ..rules.tables import game_tables
+from ..values import DRAW, DUP, LOSS, WIN, decode_many
+from .storage import Database, parts_dir, solve_command
+
+__all__ = [
+    "TEN_MOVE_PLIES",
+    "Probe",
+    "MoveValue",
+    "Analysis",
+    "MorrisDatabase",
+    "open_database",
+    "three_men_rule",
+]
+
+# The three-men rule: ten moves of each side without a removal.
+TEN_MOVE_PLIES = 20
+
+
+def three_men_rule(value: str, plies: int | None, played: int = 0) -> str:
+    """The value under "three men each and no removal within ten moves is a draw".
+
+    The rule applies where both sides have exactly 3 men; every removal there ends the game (the
+    side left with two men has lost), so "no removal within ten moves" means "the game has not
+    ended within ten moves of each side", i.e. within ``TEN_MOVE_PLIES`` = 20 plies of the moment
+    both sides came down to 3 men. Since the stored plies are the exact length of the game under
+    perfect play (the winner hurries, the loser holds out), a side can force a win within the
+    limit exactly when its stored win takes at most 20 plies:
+
+    - a win or loss in ``plies <= 20 - played`` keeps its value;
+    - a win or loss that takes longer is a draw under the rule (the loser can hold out past the
+      tenth move);
+    - a draw stays a draw.
+
+    ``played`` is the number of plies already played since both sides had 3 men (the count of
+    the rule); the query tools assume 0, i.e. that the count starts at the probed position.
+    A move's value is judged with the plies counted from the probed position, so the same
+    threshold applies to the move table.
+    """
+    if value not in (WIN, DRAW, LOSS):
+        raise ValueError(f"value must be 'win', 'draw' or 'loss', not {value!r}")
+    if played < 0:
+        raise ValueError("played cannot be negative")
+    if value == DRAW:
+        return DRAW
+    if plies is None:
+        raise ValueError(f"a {value} needs its plies")
+    return value if plies <= TEN_MOVE_PLIES - played else DRAW
+
+
+def _order(value: str, plies: int | None) -> tuple[int, int]:
+    """Sort key, best first for the side choosing: wins by fewest plies, draws, losses by most."""
+    if value == WIN:
+        return (0, plies)
+    if value == DRAW:
+        return (1, 0)
+    return (2, -plies)
+
+
+@dataclass(frozen=True)
+class Probe:
+    """The value of a position for the side to move.
+
+    ``value``: "win", "draw" or "loss"; ``plies``: plies to the end of the game under perfect
+    play, ``None`` for a draw. ``three_men_rule``: the value under the ten-move rule (see
+    ``three_men_rule``) where both sides have exactly 3 men, else ``None``.
+    """
+
+    value: str
+    plies: int | None
+    three_men_rule: str | None = None
+
+    @property
+    def sort_key(self) -> tuple[int, int]:
+        return _order(self.value, self.plies)
+
+
+@dataclass(frozen=True)
+class MoveValue:
+    """A legal move (one per move and removal choice) and the value it leads to for the player
+    making it, plies counted from the probed position. ``notation``: the move as text
+    (``a1-a4xb6``); ``after``: the position after the move."""
+
+    move: Move
+    notation: str
+    value: str
+    plies: int | None
+    after: Position
+    three_men_rule: str | None = None
+
+    @property
+    def sort_key(self) -> tuple[int, int]:
+        return _order(self.value, self.plies)
+
+    def __str__(self) -> str:
+        return f"{self.notation}: {self.value}" + ("" if self.plies is None else f" in {self.plies}")
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """A position (and its board string), its value and its moves, best first."""
+
+    position: Position
+    board_string: str
+    probe: Probe
+    moves: tuple[MoveValue, ...]
+
+    @property
+    def best_moves(self) -> tuple[MoveValue, ...]:
+        if not self.moves:
+            return ()
+        best = self.moves[0].sort_key
+        return tuple(m for m in self.moves if m.sort_key == best)
+
+
+def _bit(col: np.ndarray) -> np.ndarray:
+    return np.where(col >= 0, np.left_shift(np.int64(1), np.maximum(col, 0)), np.int64(0))
+
+
+def _popcount(x: int) -> int:
+    return int(x).bit_count()
+
+
+class _Pending:
+    """One position on its way through a batch: what it needs read, and what came back."""
+
+    __slots__ = ("pos", "probe", "moves", "succ_mover", "succ_opp", "succ_value", "succ_plies", "own")
+
+    def __init__(self, pos: Position):
+        self.pos = pos
+        self.probe: Probe | None = None
+        self.moves: np.ndarray | None = None  # (k, 4) rows of generate_moves
+        self.succ_mover = self.succ_opp = None
+        self.succ_value = self.succ_plies = None
+        self.own: tuple[str, int | None] | None = None
+
+
+class MorrisDatabase:
+    """A solved database opened for queries; use ``open_database``. A context manager."""
+
+    def __init__(self, path: str | os.PathLike, rules: RuleSet | None = None):
+        self.path = Path(path)
+        if rules is not None and not self.path.exists() and not parts_dir(self.path).exists():
+            raise DatabaseError(f"no database at {self.path} (build one with: {solve_command(rules, None, self.path)})")
+        try:
+            self._db = Database(self.path, rules)
+        except MorrisError:
+            raise
+        except (OSError, KeyError, ValueError, TypeError, AttributeError) as e:
+            raise DatabaseError(f"{self.path} is not a readable morris database ({e.__class__.__name__}: {e})") from None
+        self.rules: RuleSet = self._db.rules
+        self.board = self.rules.board_data
+        self._index = None  # built on first use (about a second for the 24-point boards)
+        self._buf = np.empty((mg.MAX_MOVES, 4), dtype=np.int64)
+
+    # -- context manager -------------------------------------------------------------------------
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> MorrisDatabase:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<MorrisDatabase {str(self.path)!r} rules={self.rules.describe()!r}>"
+
+    # -- catalogue -------------------------------------------------------------------------------
+    def subspaces(self) -> list[tuple[int, int]]:
+        """(men of the side to move, men of the opponent) of every subspace in the database."""
+        return [(s.mover, s.opponent) for s in self._db.subspaces()]
+
+    def has(self, mover_men: int, opponent_men: int) -> bool:
+        return self._db.has(mover_men, opponent_men)
+
+    # -- positions -------------------------------------------------------------------------------
+    def position(self, position: Position | str) -> Position:
+        """``position`` read (if text) and checked against the database's rule set."""
+        if isinstance(position, str):
+            return parse_position(position, self.rules)
+        if not isinstance(position, Position):
+            raise NotationError(f"not a position: {position!r}")
+        n = self.board.n
+        full = (1 << n) - 1
+        if position.side not in ("w", "b"):
+            raise NotationError(f"bad side to move {position.side!r} (expected 'w' or 'b')")
+        if position.white < 0 or position.black < 0 or (position.white | position.black) & ~full:
+            raise NotationError(f"men off the {self.board.name} board's {n} points")
+        if position.white & position.black:
+            raise NotationError("a point holds both a White and a Black man")
+        if position.hand_white < 0 or position.hand_black < 0:
+            raise NotationError("men in hand cannot be negative")
+        check_position(position, self.rules)
+        return position
+
+    def format(self, position: Position) -> str:
+        return format_position(position, self.board)
+
+    # -- queries ---------------------------------------------------------------------------------
+    def probe(self, position: Position | str) -> Probe:
+        """The value of ``position`` for the side to move (one stored value read)."""
+        return self.probe_many([position])[0]
+
+    def evaluate_moves(self, position: Position | str) -> list[MoveValue]:
+        """Every legal move with the value it leads to for the player making it, best first:
+        wins by fewest plies, then draws, then losses by most plies (ties in move order)."""
+        return list(self.analyse(position).moves)
+
+    def best_moves(self, position: Position | str) -> list[MoveValue]:
+        """The moves that keep the position's value (all of the fastest wins, every drawing move,
+        or all of the longest losses); empty when the game is over."""
+        return list(self.analyse(position).best_moves)
+
+    def analyse(self, position: Position | str) -> Analysis:
+        """The position's value and its moves, best first."""
+        return self.analyse_many([position])[0]
+
+    def probe_many(self, positions: Iterable[Position | str], on_error: str = "raise") -> list:
+        """``probe`` for many positions, one read per subspace. ``on_error="return"`` puts the
+        error (a ``MorrisError``) in place of the result of a bad position instead of raising."""
+        return self._run(positions, with_moves=False, on_error=on_error)
+
+    def evaluate_moves_many(self, positions: Iterable[Position | str], on_error: str = "raise") -> list:
+        """``evaluate_moves`` for many positions, one read per subspace."""
+        out = self._run(positions, with_moves=True, with_probe=False, on_error=on_error)
+        return [r if isinstance(r, MorrisError) else list(r.moves) for r in out]
+
+    def analyse_many(self, positions: Iterable[Position | str], on_error: str = "raise") -> list:
+        """``analyse`` for many positions, one read per subspace (``morris query`` uses this)."""
+        return self._run(positions, with_moves=True, on_error=on_error)
+
+    # -- the batch pipeline ----------------------------------------------------------------------
+    def _run(self, positions, with_moves: bool, on_error: str, with_probe: bool = True) -> list:
+        if on_error not in ("raise", "return"):
+            raise ValueError("on_error must be 'raise' or 'return'")
+        items = list(positions)
+        results: list = [None] * len(items)
+
+        def attempt(i: int, step):
+            """step()'s result, or None with the error in results[i] (or raised)."""
+            try:
+                return step()
+            except MorrisError as e:
+                if on_error == "raise":
+                    raise
+                results[i] = e
+                return None
+
+        prepared = [(i, attempt(i, lambda item=item: self._prepare(item, with_moves))) for i, item in enumerate(items)]
+        pending = [(i, p) for i, p in prepared if p is not None]
+        # Which subspaces each position needs: a missing one fails that position alone.
+        ok = [(i, p) for i, p in pending if attempt(i, lambda p=p: self._check_subspaces(p, with_probe) or True)]
+        self._read_values([p for _, p in ok], with_probe)
+        for i, p in ok:
+            results[i] = self._finish(p, with_moves)
+        return results
+
+    def _prepare(self, item, with_moves: bool) -> _Pending:
+        pos = self.position(item)
+        if pos.hand_white or pos.hand_black:
+            raise OutsideDatabaseError(
+                f"men in hand (White {pos.hand_white}, Black {pos.hand_black}): the database holds the "
+                "moving phase only, positions with every man placed"
+            )
+        p = _Pending(pos)
+        g = game_tables(self.rules)
+        status = mg.game_status(pos.mover, pos.opponent, 0, 0, g, self._buf)
+        if status == mg.LOST:
+            p.probe = self._make_probe(pos, LOSS, 0)
+            p.moves = np.empty((0, 4), dtype=np.int64)
+            return p
+        if status == mg.DRAWN:
+            p.probe = self._make_probe(pos, DRAW, None)
+            p.moves = np.empty((0, 4), dtype=np.int64)
+            return p
+        opp_men = _popcount(pos.opponent)
+        if opp_men < 3:
+            other = "Black" if pos.side == "w" else "White"
+            raise NotationError(
+                f"{other} has {opp_men} men and is not to move: the game ended with the last move "
+                "(the side to move can only be the one that has lost)"
+            )
+        if with_moves:
+            k = mg.generate_moves(pos.mover, pos.opponent, 0, 0, g, self._buf)
+            rows = self._buf[:k].copy()
+            p.moves = rows
+            frm, to, r1, r2 = rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3]
+            # The position after each move, seen from the opponent (the next side to move).
+            p.succ_opp = (np.int64(pos.mover) & ~_bit(frm)) | _bit(to)
+            p.succ_mover = np.int64(pos.opponent) & ~_bit(r1) & ~_bit(r2)
+        return p
+
+    def _successor_men(self, p: _Pending) -> np.ndarray:
+        b = _popcount(p.pos.opponent)
+        return b - (p.moves[:, 2] >= 0) - (p.moves[:, 3] >= 0)
+
+    def _check_subspaces(self, p: _Pending, with_probe: bool) -> None:
+        if p.probe is not None:
+            return  # decided without the database
+        a, b = _popcount(p.pos.mover), _popcount(p.pos.opponent)
+        if with_probe:
+            self._db.info(a, b)  # raises MissingSubspaceError
+        if p.succ_mover is not None:
+            for b2 in sorted(set(self._successor_men(p).tolist()), reverse=True):
+                if b2 >= 3:
+                    self._db.info(b2, a)
+
+    def _read_values(self, batch: list[_Pending], with_probe: bool) -> None:
+        # Per subspace: the (mover, opponent) masks to look up and where the answers go.
+        groups: dict[tuple[int, int], list] = {}
+        for p in batch:
+            if p.probe is not None:
+                continue
+            a, b = _popcount(p.pos.mover), _popcount(p.pos.opponent)
+            if with_probe:
+                groups.setdefault((a, b), []).append((p, "own", None, np.array([p.pos.mover]), np.array([p.pos.opponent])))
+            if p.succ_mover is not None:
+                men = self._successor_men(p)
+                p.succ_value = np.full(len(men), 3, dtype=np.int8)  # 3: "ends the game at once"
+                p.succ_plies = np.zeros(len(men), dtype=np.int64)
+                for b2 in set(men.tolist()):
+                    if b2 < 3:
+                        continue
+                    sel = np.flatnonzero(men == b2)
+                    groups.setdefault((b2, a), []).append((p, "succ", sel, p.succ_mover[sel], p.succ_opp[sel]))
+        if not groups:
+            return
+        if self._index is None:
+            self._index = board_index(self.rules.board)
+        for (a, b), parts in groups.items():
+            movers = np.concatenate([x[3] for x in parts]).astype(np.int64)
+            opps = np.concatenate([x[4] for x in parts]).astype(np.int64)
+            slots = self._index.rank_many(movers, opps)
+            try:
+                values = self._db.read_slots(a, b, slots)
+            except MorrisError:
+                raise
+            except (OSError, KeyError, ValueError, RuntimeError) as e:
+                raise DatabaseError(
+                    f"{self.path}: cannot read subspace {a}-{b} ({e.__class__.__name__}: {e}); the file is damaged"
+                ) from None
+            if (values == DUP).any():
+                bad = int(slots[np.flatnonzero(values == DUP)[0]])
+                raise DatabaseError(
+                    f"{self.path}: subspace {a}-{b} marks slot {bad} as holding no position, but a "
+                    "position ranks there: the file is damaged or was built with another index"
+                )
+            kind, plies = decode_many(values)
+            at = 0
+            for p, what, sel, m, _ in parts:
+                k = len(m)
+                if what == "own":
+                    kv, pl = int(kind[at]), int(plies[at])
+                    p.own = ({1: WIN, 0: DRAW, -1: LOSS}[kv], None if kv == 0 else pl)
+                else:
+                    p.succ_value[sel] = kind[at : at + k]
+                    p.succ_plies[sel] = plies[at : at + k]
+                at += k
+
+    def _make_probe(self, pos: Position, value: str, plies: int | None) -> Probe:
+        rule = three_men_rule(value, plies) if self._three_each(pos) else None
+        return Probe(value, plies, rule)
+
+    def _three_each(self, pos: Position) -> bool:
+        # The rule is about an endgame of three men each; in Three Men's Morris (3 men from the
+        # start, no removals) it has nothing to say.
+        return (
+            self.rules.men > 3
+            and _popcount(pos.white) == 3
+            and _popcount(pos.black) == 3
+            and not (pos.hand_white or pos.hand_black)
+        )
+
+    def _finish(self, p: _Pending, with_moves: bool):
+        probe = p.probe
+        if probe is None:
+            probe = self._make_probe(p.pos, *p.own) if p.own is not None else None
+        if not with_moves:
+            return probe
+        three = self._three_each(p.pos)
+        other = "b" if p.pos.side == "w" else "w"
+        moves = []
+        if p.succ_mover is not None:
+            for j, row in enumerate(p.moves.tolist()):
+                kind = int(p.succ_value[j])
+                # The successor's value is for the opponent: its loss is our win, one ply later.
+                if kind == 3:
+                    value, plies = WIN, 1  # the opponent is left with two men
+                elif kind == 0:
+                    value, plies = DRAW, None
+                elif kind == -1:
+                    value, plies = WIN, int(p.succ_plies[j]) + 1
+                else:
+                    value, plies = LOSS, int(p.succ_plies[j]) + 1
+                move = Move(*row)
+                after = Position.from_mover(other, int(p.succ_mover[j]), int(p.succ_opp[j]))
+                moves.append(
+                    MoveValue(
+                        move, format_move(move, self.board), value, plies, after,
+                        three_men_rule(value, plies) if three else None,
+                    )
+                )
+            moves.sort(key=lambda mv: mv.sort_key)
+        return Analysis(p.pos, format_position(p.pos, self.board), probe, tuple(moves))
+
+
+def open_database(path: str | os.PathLike, rules: RuleSet | None = None) -> MorrisDatabase:
+    """Open a solved database for queries (cheap: reads the header and the catalogue only).
+
+    With ``rules``, a database of another rule set raises ``MismatchError``. Positions are read
+    with the database's own rule set (``db.rules``). Errors: ``DatabaseError`` for a missing,
+    unreadable or damaged file, ``MismatchError`` for a mismatched one.
+    """
+    return MorrisDatabase(path, rules)

@@ -1,0 +1,119 @@
+"""One propagation step: predecessors of the decided frontier (in parallel), then their decisions (in
+order, so that results do not depend on the thread count)."""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from ...index.kernels import SYMMETRIC, unrank_position
+from ...rules.bits import ctz
+from ...rules.movegen import MAX_MOVES, OPT_FLY, OPT_MILL_WINS, OPT_PASS, men_in_mills, mills_formed
+from .codes import SYMS, LAZY, NOLOSS, UNKNOWN, may_lose
+from .removals import removal_outcome
+from .slots import slot_of
+from .successors import count_successors, has_move, mill_keeps_men, sort_unique
+
+
+@nb.njit(cache=True, parallel=True)
+def gather_predecessors(frontier, nfront, qa, qb, qvalue, preds, npreds, value, count, removals, g, ix):
+    """For each frontier slot of subspace (qa, qb), the distinct slots of (qb, qa) whose mover
+    reaches it by a move without removal (or by a pass). Writes preds[i, :npreds[i]].
+
+    Where the frontier position is a win, an undecided predecessor that could still lose gets
+    its successor count now, before ``apply_predecessors`` decrements it (two threads may compute
+    the same count; they write the same number)."""
+    n, adj, mill_masks, point_mills, opts = g.n, g.adj, g.mill_masks, g.point_mills, g.opts
+    mask_info = ix.mask_info
+    empty_all = (1 << n) - 1
+    flying = opts[OPT_FLY] != 0 and qb == 3
+    nchunks = (nfront + 255) // 256
+    for c in nb.prange(nchunks):
+        syms = np.empty(SYMS, dtype=np.int64)
+        succ = np.empty(MAX_MOVES, dtype=np.int64)
+        for i in range(c * 256, min(nfront, (c + 1) * 256)):
+            q = frontier[i]
+            q_wins = (qvalue[q] - 1) % 2 == 1
+            qm, qo = unrank_position(qa, qb, q, ix)
+            k = 0
+            if opts[OPT_MILL_WINS] and men_in_mills(qm, mill_masks) != 0:
+                npreds[i] = 0  # every predecessor had already lost
+                continue
+            empty = empty_all & ~(qm | qo)
+            # The predecessor's mover had to remove when forming a mill, unless nothing was removable.
+            may_keep = mill_keeps_men(qm, g)
+            t = qo
+            while t:
+                lowt = t & -t
+                to = ctz(lowt)
+                t ^= lowt
+                if not may_keep and mills_formed(qo, to, point_mills) > 0:
+                    continue
+                f = empty if flying else adj[to] & empty
+                while f:
+                    lowf = f & -f
+                    f ^= lowf
+                    pm = (qo & ~lowt) | lowf
+                    p = slot_of(pm, qm, ix)
+                    preds[i, k] = p
+                    k += 1
+                    if q_wins and count[p] == UNKNOWN and value[p] == 0 and may_lose(removals[p]):
+                        count[p] = count_successors(qb, qa, pm, qm, succ, syms, g, ix)
+            # The pass repeats the lines above on purpose: moving them into a helper made the
+            # chain about 20% slower (morris bench); this loop is the engine's hot path.
+            if opts[OPT_PASS] and not has_move(qo, qm, g, flying):
+                p = slot_of(qo, qm, ix)
+                preds[i, k] = p
+                k += 1
+                if q_wins and count[p] == UNKNOWN and value[p] == 0 and may_lose(removals[p]):
+                    count[p] = count_successors(qb, qa, qo, qm, succ, syms, g, ix)
+            if mask_info[qm] & SYMMETRIC and k > 1:
+                k = sort_unique(preds[i], k)  # only a symmetry fixing qm makes two share a slot
+            npreds[i] = k
+
+
+@nb.njit(cache=True)
+def apply_predecessors(
+    frontier, nfront, qvalue, preds, npreds, value, count, removals, out, nout, pa, pb, deferred, ndef,
+    g, ix,
+    fewer1, fewer2,
+):
+    """Serial half of a propagation step: decide predecessors (of subspace (pa, pb)) and append
+    the decided ones to ``out``. A predecessor left with only removals to try gets its LAZY
+    removal outcome now; a loss that must wait for a removal's later level goes to ``deferred``
+    (slot, level). Returns (nout, ndef)."""
+    n = g.n
+    removed_syms = np.empty((n, SYMS), dtype=np.int64)
+    removed_canon = np.empty((n, 3), dtype=np.int64)
+    for i in range(nfront):
+        lvl = qvalue[frontier[i]] - 1
+        new = lvl + 2  # value of a predecessor decided now: level lvl + 1
+        for j in range(npreds[i]):
+            p = preds[i, j]
+            if value[p] != 0:
+                continue
+            if lvl % 2 == 0:
+                value[p] = new  # a move to a lost position: win
+                out[nout] = p
+                nout += 1
+                continue
+            if not may_lose(removals[p]):
+                continue
+            count[p] -= 1
+            if count[p] != 0:
+                continue
+            if removals[p] == LAZY:
+                m, o = unrank_position(pa, pb, p, ix)
+                removals[p] = removal_outcome(
+                    pa, pb, m, o, removed_syms, removed_canon, g, ix, fewer1, fewer2,
+                )
+                if removals[p] != 0 and removals[p] != NOLOSS and removals[p] > lvl + 1:
+                    deferred[ndef, 0] = p  # every move left wins for the opponent, but later
+                    deferred[ndef, 1] = removals[p]
+                    ndef += 1
+                    continue
+            if may_lose(removals[p]) and removals[p] <= lvl + 1:
+                value[p] = new  # every successor wins for the opponent: loss
+                out[nout] = p
+                nout += 1
+    return nout, ndef

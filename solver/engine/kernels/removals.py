@@ -1,0 +1,226 @@
+"""Moves with a removal: what the smaller, solved subspaces say of them (a position's ``removals`` code),
+and the positions whose removals may win, found backwards from the losses they remove into."""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from ...values import DUP
+from ...index.kernels import SYM_BITS, image, unrank_position
+from ...rules.bits import ctz, popcount
+from ...rules.movegen import MAX_MOVES, OPT_FLY, OPT_FORFEIT, OPT_MILL_WINS, OPT_OPTIONAL, OPT_PER_MILL, mills_formed, removable_men
+from .codes import SYMS, CANDIDATE, CHUNK, LAZY, NOLOSS, UNKNOWN
+from .slots import canon_setup, slot_of, slot_with
+from .successors import count_successors
+
+
+@nb.njit(cache=True)
+def removal_level(m2, o, r1, r2, a, b, removed_syms, removed_canon, ix, fewer1, fewer2):
+    """Level this position gets from the successor where ``m2`` is the mover's men after the
+    move and r1 (and r2) are removed: odd = a win, even = a loss, 0 = a draw."""
+    n = ix.n
+    sym_img, mask_info, binom = ix.sym_img, ix.mask_info, ix.binom
+    o2 = o & ~(1 << r1)
+    if r2 >= 0:
+        o2 = o2 & ~(1 << r2)
+    left = popcount(o2)
+    if left < 3:
+        return 1  # the opponent is left with two men: won at once
+    if r2 < 0:
+        # The successor's mover is o2, the same for every move removing r1: set up once.
+        if removed_canon[r1, 0] < 0:
+            removed_canon[r1, 0] = canon_setup(o2, ix, removed_syms[r1])
+            removed_canon[r1, 1] = image(sym_img, removed_syms[r1, 0], o2)
+            removed_canon[r1, 2] = mask_info[o2] >> SYM_BITS
+        s = slot_with(removed_canon[r1, 1], removed_canon[r1, 2], m2, removed_syms[r1], removed_canon[r1, 0], sym_img, binom[n - left, a], binom)
+    else:
+        s = slot_of(o2, m2, ix)
+    if left == b - 1:
+        return np.int64(fewer1[s])  # the successor is at level v - 1: this position at v
+    return np.int64(fewer2[s])
+
+
+@nb.njit(cache=True)
+def double_removal_level(m2, o, r1, a, b, removed_syms, removed_canon, g, ix, fewer1, fewer2):
+    """The outcome of removing r1 and then a second man (one removal per mill formed), over
+    every choice of the second as the move generator lists them, summed up as one level: the
+    quickest win if any, else 0 (a draw) if any, else the longest loss. That is all the caller
+    keeps of a set of choices anyway."""
+    mill_masks, opts = g.mill_masks, g.opts
+    o1 = o & ~(1 << r1)
+    rem2 = removable_men(o1, mill_masks, opts[OPT_FORFEIT])
+    win = 0
+    worst = 0
+    draw = False
+    if rem2 == 0 or opts[OPT_OPTIONAL]:
+        lvl = removal_level(m2, o, r1, -1, a, b, removed_syms, removed_canon, ix, fewer1, fewer2)
+        if lvl == 0:
+            draw = True
+        elif lvl % 2 == 1:
+            win = lvl
+        else:
+            worst = lvl
+    x = rem2
+    while x:
+        low = x & -x
+        x ^= low
+        r2 = ctz(low)
+        lvl = removal_level(m2, o, r1, r2, a, b, removed_syms, removed_canon, ix, fewer1, fewer2)
+        if lvl == 0:
+            draw = True
+        elif lvl % 2 == 1:
+            if win == 0 or lvl < win:
+                win = lvl
+        elif lvl > worst:
+            worst = lvl
+    if win:
+        return win
+    if draw:
+        return 0
+    return worst
+
+
+@nb.njit(cache=True)
+def removal_outcome(a, b, m, o, removed_syms, removed_canon, g, ix, fewer1, fewer2):
+    """What the moves with a removal give the canonical position (m, o): its ``removals`` code.
+
+    Mill-forming moves are found from the mills (two of the mover's men and an empty third
+    point), not by trying every move; ``verify`` checks the results with the general generator.
+    """
+    n, adj, mill_masks, point_mills, opts = g.n, g.adj, g.mill_masks, g.point_mills, g.opts
+    if opts[OPT_MILL_WINS]:
+        return 0  # a mill wins at once, without a removal: the twin holds every successor
+    rem = removable_men(o, mill_masks, opts[OPT_FORFEIT])
+    if rem == 0:
+        return 0  # nothing may be removed: every move stays in the twin subspace
+    empty = ((1 << n) - 1) & ~(m | o)
+    flying = opts[OPT_FLY] != 0 and a == 3
+    per_mill = opts[OPT_PER_MILL] != 0
+    x = rem
+    while x:
+        low = x & -x
+        removed_canon[ctz(low), 0] = -1
+        x ^= low
+    win_at = 0
+    floor = 0
+    draw_by_removal = False
+    for mill in mill_masks:
+        mine = m & mill
+        if popcount(mine) != popcount(mill) - 1:
+            continue
+        target = mill & ~m
+        if target & empty == 0:
+            continue
+        to = ctz(target)
+        # A man of this mill moving in would leave the mill open.
+        f = (m & ~mill) if flying else (adj[to] & m & ~mill)
+        while f:
+            lowf = f & -f
+            f ^= lowf
+            m2 = (m ^ lowf) | target
+            double = per_mill and mills_formed(m2, to, point_mills) >= 2
+            x = rem
+            while x:
+                lowr = x & -x
+                x ^= lowr
+                r1 = ctz(lowr)
+                if double:
+                    lvl = double_removal_level(m2, o, r1, a, b, removed_syms, removed_canon, g, ix, fewer1, fewer2)
+                else:
+                    lvl = removal_level(m2, o, r1, -1, a, b, removed_syms, removed_canon, ix, fewer1, fewer2)
+                if lvl == 0:
+                    draw_by_removal = True
+                elif lvl % 2 == 1:
+                    if win_at == 0 or lvl < win_at:
+                        win_at = lvl
+                        if lvl == 1:
+                            return 1  # a win in 1 settles it: nothing is quicker
+                elif lvl > floor:
+                    floor = lvl
+    if win_at:
+        return win_at
+    if draw_by_removal:
+        return NOLOSS
+    return floor
+
+
+@nb.njit(cache=True)
+def settle_removals(a, b, m, o, succ, syms, removed_syms, removed_canon, g, ix, fewer1, fewer2):
+    """(removals, count) of a position whose removal outcome is computed now. Where removals allow a
+    loss at level e, the schedule will ask at e whether every other successor has become a win,
+    so the count is needed too."""
+    e = removal_outcome(a, b, m, o, removed_syms, removed_canon, g, ix, fewer1, fewer2)
+    if e % 2 == 0 and e != NOLOSS:
+        return e, count_successors(a, b, m, o, succ, syms, g, ix)
+    return e, UNKNOWN
+
+
+@nb.njit(cache=True, parallel=True)
+def mark_removal_candidates(a, b, value, count, removals, qa, qvalues, g, ix):
+    """Mark (count = CANDIDATE) every LAZY position of (a, b) that some move with a removal takes
+    to a loss of ``qvalues``, the solved subspace (qa, a) with qa = b - 1 (or b - 2, two removals):
+    un-move the mover's man that closed a mill, put the removed men back on empty points. A
+    superset: ``resolve_candidates`` then computes each one's outcome exactly."""
+    n, adj, point_mills, opts = g.n, g.adj, g.point_mills, g.opts
+    flying = opts[OPT_FLY] != 0 and a == 3
+    nq = qvalues.shape[0]
+    removed = b - qa
+    nchunks = (nq + CHUNK - 1) // CHUNK
+    for c in nb.prange(nchunks):
+        for q in range(c * CHUNK, min(nq, (c + 1) * CHUNK)):
+            v = qvalues[q]
+            if v == DUP or v == 0 or v % 2 == 0:
+                continue  # not a loss for its side to move
+            qm, qo = unrank_position(qa, a, q, ix)
+            empty = ((1 << n) - 1) & ~(qm | qo)
+            t = qo
+            while t:
+                lowt = t & -t
+                t ^= lowt
+                if mills_formed(qo, ctz(lowt), point_mills) == 0:
+                    continue
+                fs = empty if flying else adj[ctz(lowt)] & empty
+                while fs:
+                    lowf = fs & -fs
+                    fs ^= lowf
+                    pm = (qo ^ lowt) | lowf
+                    r1s = empty & ~lowf
+                    while r1s:
+                        low1 = r1s & -r1s
+                        r1s ^= low1
+                        if removed == 1:
+                            mark(pm, qm | low1, value, count, removals, ix)
+                            continue
+                        r2s = r1s  # the second removed man: a higher point, each pair once
+                        while r2s:
+                            low2 = r2s & -r2s
+                            r2s ^= low2
+                            mark(pm, qm | low1 | low2, value, count, removals, ix)
+
+
+@nb.njit(cache=True)
+def mark(pm, po, value, count, removals, ix):
+    p = slot_of(pm, po, ix)
+    if removals[p] == LAZY and value[p] == 0:
+        count[p] = CANDIDATE  # threads racing here all write the same byte
+
+
+@nb.njit(cache=True, parallel=True)
+def resolve_candidates(a, b, value, count, removals, g, ix, fewer1, fewer2):
+    """Exact removal outcome (and, where it allows a loss, the count) of each marked position."""
+    n = g.n
+    slots = value.shape[0]
+    nchunks = (slots + CHUNK - 1) // CHUNK
+    for c in nb.prange(nchunks):
+        succ = np.empty(MAX_MOVES, dtype=np.int64)
+        syms = np.empty(SYMS, dtype=np.int64)
+        removed_syms = np.empty((n, SYMS), dtype=np.int64)
+        removed_canon = np.empty((n, 3), dtype=np.int64)
+        for slot in range(c * CHUNK, min(slots, (c + 1) * CHUNK)):
+            if count[slot] != CANDIDATE:
+                continue
+            m, o = unrank_position(a, b, slot, ix)
+            removals[slot], count[slot] = settle_removals(
+                a, b, m, o, succ, syms, removed_syms, removed_canon, g, ix, fewer1, fewer2,
+            )

@@ -1,0 +1,84 @@
+"""Decisions that wait for a level: removal outcomes sorted by level, and deferred losses."""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from .codes import is_level
+
+
+@nb.njit(cache=True)
+def level_zero(value, out):
+    n = 0
+    for s in range(value.shape[0]):
+        if value[s] == 1:
+            out[n] = s
+            n += 1
+    return n
+
+
+@nb.njit(cache=True)
+def schedule(removals, max_level):
+    """Slots with a removal outcome, sorted by its level: (order, start of each level)."""
+    hist = np.zeros(max_level + 2, dtype=np.int64)
+    for s in range(removals.shape[0]):
+        e = removals[s]
+        if is_level(e):
+            hist[e] += 1
+    start = np.zeros(max_level + 3, dtype=np.int64)
+    for lvl in range(max_level + 2):
+        start[lvl + 1] = start[lvl] + hist[lvl]
+    order = np.empty(start[max_level + 2], dtype=np.uint32)
+    fill = start.copy()
+    for s in range(removals.shape[0]):
+        e = removals[s]
+        if is_level(e):
+            order[fill[e]] = s
+            fill[e] += 1
+    return order, start
+
+
+@nb.njit(cache=True)
+def take_scheduled(lvl, order, start, value, count, out, nout):
+    """Decide the positions whose removal outcome falls at this level."""
+    if lvl + 1 >= start.shape[0]:
+        return nout
+    for i in range(start[lvl], start[lvl + 1]):
+        s = order[i]
+        if value[s] != 0:
+            continue
+        if lvl % 2 == 1 or count[s] == 0:
+            value[s] = lvl + 1
+            out[nout] = s
+            nout += 1
+    return nout
+
+
+@nb.njit(cache=True)
+def take_deferred(lvl, deferred, ndef, value, count, out, nout):
+    """Decide the deferred losses due at this level; drop them from the list."""
+    keep = 0
+    for i in range(ndef):
+        s = deferred[i, 0]
+        due = deferred[i, 1]
+        if due == lvl:
+            if value[s] == 0 and count[s] == 0:
+                value[s] = lvl + 1
+                out[nout] = s
+                nout += 1
+        elif due > lvl:
+            deferred[keep, 0] = s
+            deferred[keep, 1] = due
+            keep += 1
+    return nout, keep
+
+
+@nb.njit(cache=True)
+def max_removal_level(removals):
+    m = 0
+    for s in range(removals.shape[0]):
+        e = removals[s]
+        if is_level(e) and e > m:
+            m = e
+    return m

@@ -1,0 +1,46 @@
+"""Slots of successors: canonical forms set up once per mover set and reused."""
+
+from __future__ import annotations
+
+import numba as nb
+
+from ...index.kernels import G0_MASK, SYMMETRIC, canonical_pair, colex_rank, image
+from ...rules.bits import popcount
+
+
+@nb.njit(cache=True)
+def canon_setup(mover, ix, syms):
+    """Symmetries that take ``mover`` to its orbit minimum: writes them to syms, returns how many
+    (1 unless the minimum has a non-trivial stabiliser)."""
+    nsym, sym_img, mask_info = ix.nsym, ix.sym_img, ix.mask_info
+    info = mask_info[mover]
+    g0 = info & G0_MASK
+    if info & SYMMETRIC == 0:
+        syms[0] = g0
+        return 1
+    mc = image(sym_img, g0, mover)
+    k = 0
+    for g in range(nsym):
+        if image(sym_img, g, mover) == mc:
+            syms[k] = g
+            k += 1
+    return k
+
+
+@nb.njit(cache=True)
+def slot_with(mc, rep, other, syms, nsyms, sym_img, per, binom):
+    """Slot of (mover, other) given the mover's canonical image mc and its symmetries."""
+    oc = image(sym_img, syms[0], other)
+    for i in range(1, nsyms):
+        x = image(sym_img, syms[i], other)
+        if x < oc:
+            oc = x
+    return rep * per + colex_rank(oc, mc, binom)
+
+
+@nb.njit(cache=True)
+def slot_of(mover, other, ix):
+    n = ix.n
+    binom = ix.binom
+    mc, oc, rep = canonical_pair(mover, other, ix)
+    return rep * binom[n - popcount(mover), popcount(other)] + colex_rank(oc, mc, binom)

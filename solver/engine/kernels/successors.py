@@ -1,0 +1,120 @@
+"""Moves that stay in the twin subspace: whether there are any, and how many distinct successors."""
+
+from __future__ import annotations
+
+import numba as nb
+
+from ...index.kernels import SYMMETRIC, SYM_BITS, image
+from ...rules.bits import ctz, popcount
+from ...rules.movegen import OPT_FLY, OPT_FORFEIT, OPT_MILL_WINS, OPT_OPTIONAL, OPT_PASS, mills_formed, removable_men
+from .slots import canon_setup, slot_with
+
+
+@nb.njit(cache=True)
+def mill_keeps_men(opp, g):
+    """Whether a move that closes a mill may leave ``opp``'s men as they are, so that it stays in
+    the twin subspace: the removal is optional, a mill wins outright, or nothing is removable."""
+    mill_masks, opts = g.mill_masks, g.opts
+    return opts[OPT_OPTIONAL] != 0 or opts[OPT_MILL_WINS] != 0 or removable_men(opp, mill_masks, opts[OPT_FORFEIT]) == 0
+
+
+@nb.njit(cache=True)
+def has_move(m, o, g, flying):
+    n, adj = g.n, g.adj
+    empty = ((1 << n) - 1) & ~(m | o)
+    if flying:
+        return empty != 0
+    f = m
+    while f:
+        low = f & -f
+        if adj[ctz(low)] & empty:
+            return True
+        f ^= low
+    return False
+
+
+@nb.njit(cache=True)
+def has_internal_move(m, o, g, flying):
+    """Whether some move (or the pass) stays in the twin subspace: forms no mill, or removes
+    nothing."""
+    n, adj, point_mills, opts = g.n, g.adj, g.point_mills, g.opts
+    empty = ((1 << n) - 1) & ~(m | o)
+    keep = mill_keeps_men(o, g)
+    moves = False
+    f = m
+    while f:
+        lowf = f & -f
+        f ^= lowf
+        t = empty if flying else adj[ctz(lowf)] & empty
+        if t:
+            moves = True
+            if keep:
+                return True
+        rest = m ^ lowf
+        while t:
+            lowt = t & -t
+            t ^= lowt
+            if mills_formed(rest | lowt, ctz(lowt), point_mills) == 0:
+                return True
+    return not moves and opts[OPT_PASS] != 0
+
+
+@nb.njit(cache=True)
+def count_successors(a, b, m, o, succ, syms, g, ix):
+    """Distinct slots of the twin subspace that (m, o) reaches by a move without removal (or by
+    a pass), exactly the moves whose inverse ``gather_predecessors`` generates.
+
+    Two such moves reach the same slot only through a symmetry that fixes ``o``; when ``o`` has
+    none, the moves are counted without ranking their successors."""
+    n, adj, point_mills, opts = g.n, g.adj, g.point_mills, g.opts
+    sym_img, mask_info, binom = ix.sym_img, ix.mask_info, ix.binom
+    empty = ((1 << n) - 1) & ~(m | o)
+    flying = opts[OPT_FLY] != 0 and a == 3
+    keep = mill_keeps_men(o, g)
+    symmetric = mask_info[o] & SYMMETRIC != 0
+    if symmetric:
+        nsyms = canon_setup(o, ix, syms)
+        oc = image(sym_img, syms[0], o)
+        rep_o = mask_info[o] >> SYM_BITS
+        per_twin = binom[n - b, a]
+    nsucc = 0
+    f = m
+    while f:
+        lowf = f & -f
+        f ^= lowf
+        rest = m ^ lowf
+        t = empty if flying else adj[ctz(lowf)] & empty
+        if keep and not symmetric:
+            nsucc += popcount(t)
+            continue
+        while t:
+            lowt = t & -t
+            t ^= lowt
+            m2 = rest | lowt
+            if keep or mills_formed(m2, ctz(lowt), point_mills) == 0:
+                if symmetric:
+                    succ[nsucc] = slot_with(oc, rep_o, m2, syms, nsyms, sym_img, per_twin, binom)
+                nsucc += 1
+    if nsucc == 0 and opts[OPT_PASS] and not has_move(m, o, g, flying):
+        return 1  # the pass
+    if symmetric and nsucc > 1:
+        nsucc = sort_unique(succ, nsucc)  # symmetric successors share a slot: count it once
+    return nsucc
+
+
+@nb.njit(cache=True)
+def sort_unique(xs, k):
+    """Sort xs[:k] in place (insertion sort: k is small) and drop repeats; return the new length."""
+    for i in range(1, k):
+        x = xs[i]
+        j = i - 1
+        while j >= 0 and xs[j] > x:
+            xs[j + 1] = xs[j]
+            j -= 1
+        xs[j + 1] = x
+    d = 1
+    for i in range(1, k):
+        if xs[i] != xs[d - 1]:
+            xs[d] = xs[i]
+            d += 1
+    return d

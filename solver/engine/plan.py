@@ -1,0 +1,83 @@
+"""What a run solves, in which order, and which solved subspaces each pair needs.
+
+A subspace (a, b) and its twin (b, a) are solved together; moves with a removal lead into
+subspaces with fewer opponent men, so pairs are taken by increasing total of men.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numba
+import numpy as np
+
+from ..errors import RulesError
+from ..rules.rulesets import RuleSet
+
+
+def pairs_up_to(max_men: int) -> list[tuple[int, int]]:
+    """(a, b) with 3 <= a <= b <= max_men, each before anything that removes into it."""
+    return sorted(
+        ((a, b) for a in range(3, max_men + 1) for b in range(a, max_men + 1)),
+        key=lambda p: (p[0] + p[1], p[0]),
+    )
+
+
+def pair_name(a: int, b: int) -> str:
+    return f"{a}-{b}" if a == b else f"{a}-{b} and {b}-{a}"
+
+
+def fewer_men_needed(rules: RuleSet, a: int, b: int) -> list[tuple[int, int]]:
+    """The smaller subspaces that moves with a removal lead (a, b) into: (b - 1, a), and with one
+    removal per mill (b - 2, a) too; none below 3 men (the game is over there)."""
+    most = 2 if rules.double_mill == "per-mill" else 1
+    return [(b - k, a) for k in range(1, most + 1) if b - k >= 3]
+
+
+def check_solvable(rules: RuleSet, max_men: int) -> None:
+    n = rules.board_data.n
+    if max_men < 3:
+        raise RulesError("--max-men must be at least 3")
+    if max_men > rules.men:
+        raise RulesError(f"--max-men {max_men} is more than the {rules.men} men of the {rules.name} rules")
+    if 2 * max_men > n:
+        raise RulesError(f"{max_men} men a side do not fit on the {rules.board} board's {n} points")
+
+
+def use_threads(threads: int | None) -> None:
+    """Run the kernels on ``threads`` threads (default: every core numba was started with)."""
+    if not threads:
+        return
+    limit = numba.config.NUMBA_NUM_THREADS
+    if not 1 <= threads <= limit:
+        raise RulesError(f"--threads {threads}: this machine runs 1 to {limit} threads")
+    numba.set_num_threads(threads)
+
+
+class SolvedValues:
+    """Values of solved subspaces, kept in memory while a later pair may need them.
+
+    ``load(a, b)`` reads one that this run did not solve (from a database); without it, asking for
+    one that is not held raises KeyError. Pairs come in increasing total of men, and a pair of
+    total t needs totals t - 1 and t - 2 at most (two removals under per-mill), so ``moving_to``
+    drops everything below that.
+    """
+
+    def __init__(self, load: Callable[[int, int], np.ndarray] | None = None):
+        self._load = load
+        self._held: dict[tuple[int, int], np.ndarray] = {}
+
+    def __call__(self, a: int, b: int) -> np.ndarray:
+        if (a, b) not in self._held:
+            if self._load is None:
+                raise KeyError(f"subspace {a}-{b} is needed but was not solved in this run")
+            self._held[(a, b)] = self._load(a, b)
+        return self._held[(a, b)]
+
+    def add(self, a: int, b: int, values: np.ndarray) -> None:
+        self._held[(a, b)] = values
+
+    def moving_to(self, a: int, b: int) -> None:
+        """Forget what no pair from (a, b) on can need."""
+        for key in [k for k in self._held if sum(k) < a + b - 2]:
+            del self._held[key]

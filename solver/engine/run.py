@@ -1,0 +1,101 @@
+"""``morris solve``: every subspace up to N men, in dependency order, resumable.
+
+Finished pairs are written at once (``database.storage``), so a rerun after a kill skips them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..database.lock import writer_lock
+from ..database.storage import STAT_KEYS, Database, assemble, write_part
+from ..index import board_index
+from ..rules.rulesets import RuleSet
+from .pair import SubspaceResult, solve_pair, warm_up
+from .plan import SolvedValues, check_solvable, pair_name, pairs_up_to, use_threads
+
+
+@dataclass
+class SolveRow:
+    stats: dict
+    skipped: bool
+
+
+def solve(
+    rules: RuleSet,
+    max_men: int,
+    db_path: Path,
+    threads: int | None = None,
+    progress: bool = True,
+    echo: Callable[[str], None] = print,
+    on_pair: Callable[[list[SolveRow]], None] | None = None,
+) -> list[SolveRow]:
+    """Solve every pair up to ``max_men`` into ``db_path``; ``on_pair`` hears each pair's rows as
+    it is finished or skipped."""
+    check_solvable(rules, max_men)
+    use_threads(threads)
+    with writer_lock(db_path):
+        return _solve_locked(rules, max_men, db_path, progress, echo, on_pair or (lambda rows: None))
+
+
+def _solve_locked(rules, max_men, db_path, progress, echo, on_pair) -> list[SolveRow]:
+    index = board_index(rules.board)
+    db = Database(db_path, rules, must_exist=False)
+    solved = SolvedValues(lambda x, y: db.values(x, y))
+    rows: list[SolveRow] = []
+    try:
+        for a, b in pairs_up_to(max_men):
+            names = sorted({(a, b), (b, a)})
+            if all(db.has(*h) for h in names):
+                done = [SolveRow(_stats_of(db.info(*h)), skipped=True) for h in names]
+                echo(f"{pair_name(a, b)}: done already, skipped")
+            else:
+                solved.moving_to(a, b)
+                warm_up()
+                results = _solve_one(rules, index, a, b, solved, progress)
+                stats = [_stats_of_result(r) for r in results]
+                write_part(db_path, rules, [(r.values, st) for r, st in zip(results, stats)])
+                for r in results:
+                    solved.add(r.mover, r.opponent, r.values)
+                done = [SolveRow(st, skipped=False) for st in stats]
+                db.close()
+                db = Database(db_path, rules, must_exist=False)
+            rows += done
+            on_pair(done)
+    finally:
+        db.close()
+    added = assemble(db_path, rules)
+    if added:
+        echo(f"wrote {added} subspaces to {db_path}")
+    return rows
+
+
+def _solve_one(rules, index, a, b, solved, progress) -> list[SubspaceResult]:
+    total = index.slots(a, b) * (1 if a == b else 2)
+    if not progress:
+        return solve_pair(rules, index, a, b, solved)
+    from tqdm import tqdm
+
+    with tqdm(
+        total=2 * total,
+        desc=f"{pair_name(a, b):>12}",
+        unit="pos",
+        unit_scale=True,
+        leave=True,
+        bar_format="{desc}: {percentage:3.0f}%|{bar:24}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}]",
+    ) as bar:
+        results = solve_pair(rules, index, a, b, solved, progress=bar.update)
+        bar.update(bar.total - bar.n)
+    return results
+
+
+def _stats_of_result(r: SubspaceResult) -> dict:
+    """The statistics stored with a subspace (storage.STAT_KEYS)."""
+    stats = {key: getattr(r, key) for key in STAT_KEYS if key not in ("slots", "seconds")}
+    return dict(stats, slots=int(r.values.shape[0]), seconds=round(r.seconds, 3))
+
+
+def _stats_of(info) -> dict:
+    return {key: getattr(info, key) for key in STAT_KEYS}

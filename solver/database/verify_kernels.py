@@ -16,9 +16,10 @@ from ..index.kernels import is_canonical_pair, rank_position, unrank_position
 from ..rules.bits import popcount
 from ..rules.movegen import MAX_MOVES, OPT_FULL_DRAW, OPT_MILL_WINS, generate_moves, men_in_mills
 from ..values import DUP
+from ..jit import helper
 
 
-@nb.njit(cache=True)
+@helper
 def expected_value(m, o, buf, twin, fewer1, fewer2, b, g, ix):
     """The value (engine encoding) that (m, o) must have, given its successors' stored values."""
     if g.opts[OPT_MILL_WINS] and men_in_mills(o, g.mill_masks) != 0:

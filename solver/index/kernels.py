@@ -21,13 +21,14 @@ import numba as nb
 import numpy as np
 
 from ..rules.bits import popcount
+from ..jit import helper
 
 SYM_BITS = 5  # mask_info = rep << 5 | symmetric << 4 | g0
 G0_MASK = 15  # g0: 4 bits, so at most 16 symmetries (checked where a board is built)
 SYMMETRIC = 16
 
 
-@nb.njit(cache=True)
+@helper
 def image(sym_img, g, mask):
     """The image of ``mask`` under symmetry g, by one table lookup per byte (24 points at most)."""
     return sym_img[g, 0, mask & 255] | sym_img[g, 1, (mask >> 8) & 255] | sym_img[g, 2, (mask >> 16) & 255]
@@ -73,7 +74,7 @@ def fill_reps(n, mask_info, rep_offset, reps):
             reps[rep_offset[popcount(m)] + (info >> SYM_BITS)] = m
 
 
-@nb.njit(cache=True)
+@helper
 def colex_rank(oc, mc, binom):
     """Rank of the set ``oc`` among the sets of its size on the points outside ``mc``."""
     r = 0
@@ -88,7 +89,7 @@ def colex_rank(oc, mc, binom):
     return r
 
 
-@nb.njit(cache=True)
+@helper
 def canonical_pair(mover, opp, ix):
     """(Mc, Oc, rep index): the canonical form of the position."""
     info = ix.mask_info[mover]
@@ -106,14 +107,14 @@ def canonical_pair(mover, opp, ix):
     return mc, oc, info >> SYM_BITS
 
 
-@nb.njit(cache=True)
+@helper
 def rank_position(mover, opp, ix):
     """The slot of (mover, opp) in its subspace (popcount(mover), popcount(opp))."""
     mc, oc, rep = canonical_pair(mover, opp, ix)
     return rep * ix.binom[ix.n - popcount(mover), popcount(opp)] + colex_rank(oc, mc, ix.binom)
 
 
-@nb.njit(cache=True)
+@helper
 def unrank_position(a, b, slot, ix):
     """(mover, opp) held by ``slot`` of subspace (a, b)."""
     n, binom = ix.n, ix.binom
@@ -141,7 +142,7 @@ def unrank_position(a, b, slot, ix):
     return mc, opp
 
 
-@nb.njit(cache=True)
+@helper
 def is_canonical_pair(mover, opp, ix):
     """True when (mover, opp) is the canonical form of its orbit."""
     mc, oc, rep = canonical_pair(mover, opp, ix)

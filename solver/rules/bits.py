@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
+from ..jit import helper
 
 # ctz by de Bruijn multiplication: the top 6 bits of (lowest bit * DEBRUIJN) name the bit.
 _DEBRUIJN = 0x03F79D71B4CB0A89
@@ -12,7 +12,7 @@ for _i in range(64):
     _CTZ_TABLE[((1 << _i) * _DEBRUIJN & (2**64 - 1)) >> 58] = _i
 
 
-@nb.njit(cache=True)
+@helper
 def popcount(x):
     x = x - ((x >> 1) & 0x5555555555555555)
     x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
@@ -24,7 +24,7 @@ def popcount(x):
     return ((x * 0x0101010101010101) >> 56) & 0xFF
 
 
-@nb.njit(cache=True)
+@helper
 def ctz(x):
     """Index of the lowest set bit of x (x > 0, below bit 62)."""
     return _CTZ_TABLE[((x & -x) * _DEBRUIJN >> 58) & 63]

@@ -9,10 +9,10 @@ tables and the rule options as one ``GameTables`` named tuple (``tables.game_tab
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
 from .bits import ctz, popcount
+from ..jit import helper
 
 OPT_MEN, OPT_FLY, OPT_FORFEIT, OPT_PER_MILL, OPT_OPTIONAL, OPT_PASS, OPT_LASKER, OPT_FULL_DRAW, OPT_MILL_WINS = range(9)
 
@@ -20,12 +20,12 @@ ONGOING, LOST, DRAWN = 0, 1, 2
 MAX_MOVES = 8192  # enough for 12 men flying into 21 points with two removals each
 
 
-@nb.njit(cache=True)
+@helper
 def lowest_bit_index(x: int) -> int:
     return ctz(x)
 
 
-@nb.njit(cache=True)
+@helper
 def men_in_mills(side: int, mill_masks: np.ndarray) -> int:
     """The men of ``side`` that stand in one of its mills."""
     out = 0
@@ -35,7 +35,7 @@ def men_in_mills(side: int, mill_masks: np.ndarray) -> int:
     return out
 
 
-@nb.njit(cache=True)
+@helper
 def removable_men(opp: int, mill_masks: np.ndarray, forfeit: int) -> int:
     """Men of ``opp`` that may be removed: those outside mills, or every man when all stand in
     mills (unless the rule set forfeits the removal then)."""
@@ -45,7 +45,7 @@ def removable_men(opp: int, mill_masks: np.ndarray, forfeit: int) -> int:
     return 0 if forfeit else opp
 
 
-@nb.njit(cache=True)
+@helper
 def mills_formed(after: int, to: int, point_mills: np.ndarray) -> int:
     """Mills through point ``to`` completed by a man arriving there (``after`` includes it)."""
     c = 0
@@ -55,7 +55,7 @@ def mills_formed(after: int, to: int, point_mills: np.ndarray) -> int:
     return c
 
 
-@nb.njit(cache=True)
+@helper
 def _emit(out, k, frm, to, r1, r2):
     out[k, 0] = frm
     out[k, 1] = to
@@ -64,7 +64,7 @@ def _emit(out, k, frm, to, r1, r2):
     return k + 1
 
 
-@nb.njit(cache=True)
+@helper
 def _emit_with_removals(out, k, frm, to, formed, opp, g):
     """Append the move frm->to once per choice of removal (none when no mill is formed)."""
     if formed == 0:
@@ -104,7 +104,7 @@ def _emit_with_removals(out, k, frm, to, formed, opp, g):
     return k
 
 
-@nb.njit(cache=True)
+@helper
 def generate_moves(me, opp, hand_me, hand_opp, g, out):
     """Write the legal moves of the side to move (``me``) into ``out``; return how many.
 
@@ -137,7 +137,7 @@ def generate_moves(me, opp, hand_me, hand_opp, g, out):
     return k
 
 
-@nb.njit(cache=True)
+@helper
 def game_status(me, opp, hand_me, hand_opp, g, buf):
     """ONGOING, LOST (the side to move has lost) or DRAWN, from the position alone."""
     if g.opts[OPT_MILL_WINS] and men_in_mills(opp, g.mill_masks) != 0:
@@ -151,7 +151,7 @@ def game_status(me, opp, hand_me, hand_opp, g, buf):
     return ONGOING
 
 
-@nb.njit(cache=True)
+@helper
 def apply_move(me, opp, hand_me, frm, to, r1, r2):
     """The position after the move, still from the mover's side: (me, opp, hand_me)."""
     if to >= 0:

@@ -24,10 +24,10 @@ increasing order, so winners get the fewest plies and losers the most.
 
 from __future__ import annotations
 
-import numba as nb
 
 from ...rules.boards import MAX_SYMMETRIES
 from ...values import DUP, MAX_PLIES
+from ...jit import helper
 
 NOLOSS = 0xFFFE  # removals: one of them leads to a draw
 LAZY = 0xFFFD  # removals: not computed yet (they hold no win; see init_subspace)
@@ -40,19 +40,19 @@ SYMS = MAX_SYMMETRIES  # room for the symmetries that fix a set of men
 assert DUP > NOLOSS > LAZY > MAX_LEVEL + 1
 
 
-@nb.njit(cache=True)
+@helper
 def may_lose(e):
     """False when a removal already gives a win or a draw."""
     return e == LAZY or (e % 2 == 0 and e != NOLOSS)
 
 
-@nb.njit(cache=True)
+@helper
 def is_level(e):
     """An removals code that schedules a decision at that level."""
     return e != 0 and e < LAZY
 
 
-@nb.njit(cache=True)
+@helper
 def tally(value):
     """(positions, wins, draws, losses, longest win, longest loss) over canonical slots."""
     pos = win = draw = loss = 0

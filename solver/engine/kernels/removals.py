@@ -13,9 +13,10 @@ from ...rules.movegen import MAX_MOVES, OPT_FLY, OPT_FORFEIT, OPT_MILL_WINS, OPT
 from .codes import SYMS, CANDIDATE, CHUNK, LAZY, NOLOSS, UNKNOWN
 from .slots import canon_setup, slot_of, slot_with
 from .successors import count_successors
+from ...jit import helper
 
 
-@nb.njit(cache=True)
+@helper
 def removal_level(m2, o, r1, r2, a, b, removed_syms, removed_canon, ix, fewer1, fewer2):
     """Level this position gets from the successor where ``m2`` is the mover's men after the
     move and r1 (and r2) are removed: odd = a win, even = a loss, 0 = a draw."""
@@ -41,7 +42,7 @@ def removal_level(m2, o, r1, r2, a, b, removed_syms, removed_canon, ix, fewer1, 
     return np.int64(fewer2[s])
 
 
-@nb.njit(cache=True)
+@helper
 def double_removal_level(m2, o, r1, a, b, removed_syms, removed_canon, g, ix, fewer1, fewer2):
     """The outcome of removing r1 and then a second man (one removal per mill formed), over
     every choice of the second as the move generator lists them, summed up as one level: the
@@ -81,7 +82,7 @@ def double_removal_level(m2, o, r1, a, b, removed_syms, removed_canon, g, ix, fe
     return worst
 
 
-@nb.njit(cache=True)
+@helper
 def removal_outcome(a, b, m, o, removed_syms, removed_canon, g, ix, fewer1, fewer2):
     """What the moves with a removal give the canonical position (m, o): its ``removals`` code.
 
@@ -145,7 +146,7 @@ def removal_outcome(a, b, m, o, removed_syms, removed_canon, g, ix, fewer1, fewe
     return floor
 
 
-@nb.njit(cache=True)
+@helper
 def settle_removals(a, b, m, o, succ, syms, removed_syms, removed_canon, g, ix, fewer1, fewer2):
     """(removals, count) of a position whose removal outcome is computed now. Where removals allow a
     loss at level e, the schedule will ask at e whether every other successor has become a win,
@@ -199,7 +200,7 @@ def mark_removal_candidates(a, b, value, count, removals, qa, qvalues, g, ix):
                             mark(pm, qm | low1 | low2, value, count, removals, ix)
 
 
-@nb.njit(cache=True)
+@helper
 def mark(pm, po, value, count, removals, ix):
     p = slot_of(pm, po, ix)
     if removals[p] == LAZY and value[p] == 0:

@@ -6,9 +6,10 @@ import numba as nb
 import numpy as np
 
 from .codes import is_level
+from ...jit import helper
 
 
-@nb.njit(cache=True)
+@helper
 def level_zero(value, out):
     n = 0
     for s in range(value.shape[0]):
@@ -39,7 +40,7 @@ def schedule(removals, max_level):
     return order, start
 
 
-@nb.njit(cache=True)
+@helper
 def take_scheduled(lvl, order, start, value, count, out, nout):
     """Decide the positions whose removal outcome falls at this level."""
     if lvl + 1 >= start.shape[0]:
@@ -55,7 +56,7 @@ def take_scheduled(lvl, order, start, value, count, out, nout):
     return nout
 
 
-@nb.njit(cache=True)
+@helper
 def take_deferred(lvl, deferred, ndef, value, count, out, nout):
     """Decide the deferred losses due at this level; drop them from the list."""
     keep = 0
@@ -74,7 +75,7 @@ def take_deferred(lvl, deferred, ndef, value, count, out, nout):
     return nout, keep
 
 
-@nb.njit(cache=True)
+@helper
 def max_removal_level(removals):
     m = 0
     for s in range(removals.shape[0]):

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import numba as nb
 
 from ...index.kernels import G0_MASK, SYMMETRIC, canonical_pair, colex_rank, image
 from ...rules.bits import popcount
+from ...jit import helper
 
 
-@nb.njit(cache=True)
+@helper
 def canon_setup(mover, ix, syms):
     """Symmetries that take ``mover`` to its orbit minimum: writes them to syms, returns how many
     (1 unless the minimum has a non-trivial stabiliser)."""
@@ -27,7 +27,7 @@ def canon_setup(mover, ix, syms):
     return k
 
 
-@nb.njit(cache=True)
+@helper
 def slot_with(mc, rep, other, syms, nsyms, sym_img, per, binom):
     """Slot of (mover, other) given the mover's canonical image mc and its symmetries."""
     oc = image(sym_img, syms[0], other)
@@ -38,7 +38,7 @@ def slot_with(mc, rep, other, syms, nsyms, sym_img, per, binom):
     return rep * per + colex_rank(oc, mc, binom)
 
 
-@nb.njit(cache=True)
+@helper
 def slot_of(mover, other, ix):
     n = ix.n
     binom = ix.binom

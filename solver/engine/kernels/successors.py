@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import numba as nb
 
 from ...index.kernels import SYMMETRIC, SYM_BITS, image
 from ...rules.bits import ctz, popcount
 from ...rules.movegen import OPT_FLY, OPT_FORFEIT, OPT_MILL_WINS, OPT_OPTIONAL, OPT_PASS, mills_formed, removable_men
 from .slots import canon_setup, slot_with
+from ...jit import helper
 
 
-@nb.njit(cache=True)
+@helper
 def mill_keeps_men(opp, g):
     """Whether a move that closes a mill may leave ``opp``'s men as they are, so that it stays in
     the twin subspace: the removal is optional, a mill wins outright, or nothing is removable."""
@@ -18,7 +18,7 @@ def mill_keeps_men(opp, g):
     return opts[OPT_OPTIONAL] != 0 or opts[OPT_MILL_WINS] != 0 or removable_men(opp, mill_masks, opts[OPT_FORFEIT]) == 0
 
 
-@nb.njit(cache=True)
+@helper
 def has_move(m, o, g, flying):
     n, adj = g.n, g.adj
     empty = ((1 << n) - 1) & ~(m | o)
@@ -33,7 +33,7 @@ def has_move(m, o, g, flying):
     return False
 
 
-@nb.njit(cache=True)
+@helper
 def has_internal_move(m, o, g, flying):
     """Whether some move (or the pass) stays in the twin subspace: forms no mill, or removes
     nothing."""
@@ -59,7 +59,7 @@ def has_internal_move(m, o, g, flying):
     return not moves and opts[OPT_PASS] != 0
 
 
-@nb.njit(cache=True)
+@helper
 def count_successors(a, b, m, o, succ, syms, g, ix):
     """Distinct slots of the twin subspace that (m, o) reaches by a move without removal (or by
     a pass), exactly the moves whose inverse ``gather_predecessors`` generates.
@@ -102,7 +102,7 @@ def count_successors(a, b, m, o, succ, syms, g, ix):
     return nsucc
 
 
-@nb.njit(cache=True)
+@helper
 def sort_unique(xs, k):
     """Sort xs[:k] in place (insertion sort: k is small) and drop repeats; return the new length."""
     for i in range(1, k):

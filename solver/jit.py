@@ -1,0 +1,20 @@
+"""How the project compiles its numba code: one decorator for the per-position helpers.
+
+Numba strips reference counting from a function whose arguments are plain arrays and scalars,
+but not from one that takes a named tuple of arrays (``GameTables``, ``IndexTables``): there each
+call increfs and decrefs the tables' arrays atomically, and with several threads those counters
+bounce between cores (the chain to 5 men ran about 10% slower with the tables in tuples, and a
+batch of ranks twice as slow). The helpers called once or more per position allocate nothing, so
+they are compiled without the runtime (numba's ``_nrt=False``, the flag its own benchmarks of
+refcount costs use): no counting at all. A helper that allocated would fail to compile, not
+misbehave. Kernels that allocate (``parallel=True`` loops with their buffers) use ``nb.njit``.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+
+
+def helper(fn):
+    """``numba.njit`` for a helper that allocates nothing: cached, without reference counting."""
+    return nb.njit(cache=True, _nrt=False)(fn)

@@ -3,12 +3,11 @@ verification, resumption and depth overflow."""
 
 from __future__ import annotations
 
-import os
+import hashlib
+import json
 import signal
 import subprocess
 import sys
-import time
-from math import comb
 from pathlib import Path
 
 import h5py
@@ -16,10 +15,12 @@ import numpy as np
 import pytest
 
 from solver.engine.kernels import codes
+from solver.database.storage import checksum
 from solver.engine.pair import solve_pair
+from solver.engine.plan import SolvedValues
 from solver.errors import DepthOverflow, MismatchError
 from solver.index import board_index
-from solver.values import DUP
+from solver.values import DUP, decode_many
 from solver.rules import make_rules
 from solver.engine.run import solve
 from solver.database.storage import Database
@@ -95,14 +96,22 @@ def test_slots_per_position_within_bounds():
 
 
 def test_standard_3_3_anchor():
-    """Gasser 1996: 2,691,920 positions, 169,626 up to symmetry, longest loss 26 plies."""
-    rules = make_rules("standard")
-    bi = board_index("standard")
-    assert comb(24, 3) * comb(21, 3) == 2_691_920
-    (r,) = solve_pair(rules, bi, 3, 3, lambda x, y: None)
+    """Gasser 1996: 169,626 positions up to symmetry (of 2,691,920), longest loss 26 plies."""
+    (r,) = solve_pair(make_rules("standard"), board_index("standard"), 3, 3, SolvedValues())
     assert r.positions == 169_626
     assert r.max_loss == 26
-    assert r.win + r.draw + r.loss == r.positions
+
+
+def test_standard_checksums_regression():
+    """The standard databases' checksums up to 4 men, as recorded in
+    benchmarks/checksums/standard-6.json by a run whose full ``morris verify`` passed (a regression
+    figure: it says the values have not changed, not that they were right to begin with)."""
+    recorded = json.loads((Path(__file__).parents[1] / "benchmarks/checksums/standard-6.json").read_text())
+    done = SolvedValues()
+    for a, b in ((3, 3), (3, 4), (4, 4)):
+        for r in solve_pair(make_rules("standard"), board_index("standard"), a, b, done):
+            done.add(r.mover, r.opponent, r.values)
+            assert checksum(r.values) == recorded[f"{r.mover}-{r.opponent}"]
 
 
 @pytest.fixture(scope="module")
@@ -144,24 +153,6 @@ def test_verify_catches_a_changed_byte(six_db, tmp_path):
     assert not checks["5-5"].ok
 
 
-def test_stored_values_are_symmetric(six_db):
-    """Every image of a position has the stored value of its canonical slot (rank is symmetric;
-    here through the database, on positions drawn at random)."""
-    rules = make_rules("six")
-    bi = board_index("six")
-    rng = np.random.default_rng(7)
-    with Database(six_db) as db:
-        values = db.values(4, 5)
-        slots = rng.integers(0, values.shape[0], 300)
-        for s in slots:
-            m, o = bi.unrank(4, 5, int(s))
-            want = values[bi.rank(m, o)]
-            for perm in rules.board_data.symmetries:
-                gm = sum(1 << perm[p] for p in range(bi.n) if m >> p & 1)
-                go = sum(1 << perm[p] for p in range(bi.n) if o >> p & 1)
-                assert values[bi.rank(gm, go)] == want
-
-
 def test_solve_skips_finished_subspaces(six_db, tmp_path):
     messages: list[str] = []
     rows = solve(make_rules("six"), 5, six_db, progress=False, echo=messages.append)
@@ -177,27 +168,36 @@ def test_other_rules_into_same_database_is_refused(six_db):
 def test_depth_overflow_is_an_error(monkeypatch):
     monkeypatch.setattr(codes, "MAX_LEVEL", 10)
     with pytest.raises(DepthOverflow):
-        solve_pair(make_rules("standard"), board_index("standard"), 3, 3, lambda x, y: None)
+        solve_pair(make_rules("standard"), board_index("standard"), 3, 3, SolvedValues())
+
+
+KILL_AFTER_SECOND_PAIR = """
+import os, signal, sys
+from pathlib import Path
+from solver.engine.run import solve
+from solver.rules import make_rules
+solved = []
+def on_pair(rows):
+    solved.extend(r for r in rows if not r.skipped)
+    if len(solved) >= 3:  # 3-3, then 3-4 and 4-3: two pairs are on disk
+        os.kill(os.getpid(), signal.SIGKILL)
+solve(make_rules("six"), 5, Path(sys.argv[1]), progress=False, echo=lambda s: None, on_pair=on_pair)
+"""
 
 
 def test_killed_solve_resumes_to_the_same_database(six_db, tmp_path):
-    """Kill `morris solve` once its first subspace is on disk; the rerun skips it and ends with
-    the same values as an uninterrupted run."""
+    """A solve SIGKILLed right after its second pair is on disk (it kills itself there, so the
+    moment is exact); the rerun skips those pairs and ends with the same values as an
+    uninterrupted run."""
     path = tmp_path / "killed.h5"
-    cmd = [sys.executable, "-m", "solver", "solve", "--rules", "six", "--max-men", "5", "--db", str(path), "-q"]
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    parts = Path(str(path) + ".parts")
-    deadline = time.time() + 120
-    while time.time() < deadline and not list(parts.glob("*.h5")):
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    assert list(parts.glob("*.h5")), "no subspace was finished before the kill"
-    done_before = Database(path).subspaces()
-    assert 0 < len(done_before) < 9  # 3-3 .. 5-5 on the six board: 9 subspaces
-    out = subprocess.run(cmd[:-1], capture_output=True, text=True, env=env, check=True).stdout
-    assert "done already, skipped" in out
+    killed = subprocess.run([sys.executable, "-c", KILL_AFTER_SECOND_PAIR, str(path)], capture_output=True, text=True)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert not path.exists()  # parts are merged into the main file only at the end of a run
+    assert sorted(s.name for s in Database(path).subspaces()) == ["3-3", "3-4", "4-3"]
+    cmd = [sys.executable, "-m", "solver", "solve", "--rules", "six", "--max-men", "5", "--db", str(path)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    assert "3-3: done already, skipped" in out and "3-4 and 4-3: done already, skipped" in out
+    assert "4-4: done already" not in out
     with h5py.File(path) as a, h5py.File(six_db) as b:
         assert sorted(a["subspaces"]) == sorted(b["subspaces"])
         for name in b["subspaces"]:
@@ -232,11 +232,17 @@ def test_info_json_reports_every_subspace(six_db):
     subs = {(s["mover"], s["opponent"]): s for s in data["subspaces"]}
     assert set(subs) == {(a, b) for a in range(3, 6) for b in range(3, 6)}
     bi = board_index("six")
-    for (a, b), s in subs.items():
-        assert s["positions"] == burnside_positions(bi.board, a, b)
-        assert s["win"] + s["draw"] + s["loss"] == s["positions"]
-        assert s["max_plies"] == max(s["max_win"], s["max_loss"])
-        assert s["slots"] == bi.slots(a, b) and s["bytes"] > 0
+    with h5py.File(six_db) as f:
+        for (a, b), s in subs.items():
+            # Counted independently of the engine and of the stored statistics:
+            assert s["positions"] == burnside_positions(bi.board, a, b)
+            values = f["subspaces"][f"{a}-{b}"][...]
+            kind, plies = decode_many(values)
+            assert (s["win"], s["draw"], s["loss"]) == tuple(int((kind == k).sum()) for k in (1, 0, -1))
+            assert s["max_win"] == max(plies[kind == 1], default=-1)
+            assert s["max_loss"] == max(plies[kind == -1], default=-1)
+            assert s["checksum"] == "sha256:" + hashlib.sha256(values.astype("<u2").tobytes()).hexdigest()
+            assert s["slots"] == bi.slots(a, b) == values.shape[0]
 
 
 def test_one_thread_gives_the_same_database(six_db, tmp_path):

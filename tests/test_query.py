@@ -23,6 +23,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import reference  # tests/reference.py (conftest puts tests/ on the path): a broken one fails here
+
 from solver import Analysis, MoveValue, Probe, open_database, three_men_rule
 from solver.cli import main
 from solver.errors import (
@@ -38,7 +40,6 @@ from solver.rules import get_rules, make_rules
 from solver.engine.run import solve
 from solver.database.storage import Database
 
-reference = pytest.importorskip("reference")
 
 STANDARD = get_rules("standard")
 SIX = get_rules("six")

@@ -43,8 +43,6 @@ def solve(rules_name, options, max_men, db_path, threads, quiet, as_json):
         if as_json:
             echo_json({"event": "pair", "skipped": rows[0].skipped, "subspaces": [r.stats for r in rows]})
 
-    if not as_json:
-        click.echo(f"solving {rules.describe()} up to {max_men} men into {db_path}")
     t0 = time.perf_counter()
     rows = run_solve(
         rules, max_men, db_path, threads=threads, progress=not (quiet or as_json),

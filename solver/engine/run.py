@@ -37,6 +37,7 @@ def solve(
     check_solvable(rules, max_men)
     use_threads(threads)
     with writer_lock(db_path):
+        echo(f"solving {rules.describe()} up to {max_men} men into {db_path}")
         return _solve_locked(rules, max_men, db_path, progress, echo, on_pair or (lambda rows: None))
 
 

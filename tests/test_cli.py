@@ -1,0 +1,183 @@
+"""The ``morris`` command's promises: a database of another rule set is refused by every command
+that takes --rules/-o and --db, file system failures and interruptions are one line, a missing
+database's hint builds the right thing, arguments are checked before any work, ``--json`` on every
+command, and stored solving times without compilation."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import h5py
+import pytest
+from click.testing import CliRunner
+
+from solver.cli import main
+from solver.engine.run import solve
+from solver.rules import make_rules
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(main, list(args), input=input)
+
+
+def one_line_error(result, status: int, *fragments: str) -> str:
+    """The command failed with ``status`` and one line on standard error naming the problem."""
+    assert result.exit_code == status, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert "Traceback" not in result.output
+    for f in fragments:
+        assert f in lines[0], lines[0]
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def six_db(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("cli") / "six.h5"
+    solve(make_rules("six"), 4, path, progress=False, echo=lambda s: None)
+    return path
+
+
+@pytest.mark.parametrize("command", ["info", "verify", "solve", "query"])
+@pytest.mark.parametrize("rules_args", [["--rules", "three"], ["--rules", "six", "-o", "double-mill=per-mill"]])
+def test_every_command_refuses_a_database_of_other_rules(six_db, command, rules_args):
+    extra = ["W:a1,c1,e1 B:a5,c5,e5 w"] if command == "query" else []
+    if command == "solve":
+        extra = ["--max-men", "3"]
+    result = run(command, *rules_args, "--db", str(six_db), *extra)
+    one_line_error(result, 1, str(six_db), "holds the rule set 'six'")
+
+
+@pytest.mark.parametrize("command", ["info", "verify"])
+def test_without_rules_the_file_decides(six_db, command):
+    result = run(command, "--db", str(six_db))
+    assert result.exit_code == 0, result.output
+    assert "4-4" in result.output
+
+
+def test_unwritable_database_is_one_line():
+    result = run("solve", "--rules", "three", "--db", "/proc/nowhere/x.h5")
+    one_line_error(result, 1, "/proc/nowhere/x.h5")
+    assert "solving" not in result.stdout  # nothing announced before the arguments held
+
+
+@pytest.mark.parametrize(
+    "args,want",
+    [
+        (["verify", "--rules", "six"], "morris solve --rules six --db data/six.h5"),
+        (["info", "--rules", "six", "-o", "removal=optional"], "morris solve --rules six -o removal=optional --db data/six_removal-optional.h5"),
+        (["query", "--rules", "no-flying", "W:a1,d1,g1 B:a4,b4,c4 w"], "morris solve --rules no-flying --db data/no-flying.h5"),
+    ],
+)
+def test_missing_database_hint_builds_the_same_rules(tmp_path, monkeypatch, args, want):
+    monkeypatch.chdir(tmp_path)
+    line = one_line_error(run(*args), 1, want)
+    # ... and the suggested command really builds that database.
+    suggested = line.split("build one with: ")[1].rstrip(")").split()[2:]
+    assert run("solve", *suggested, "--max-men", "3", "-q").exit_code == 0
+    assert run(*args).exit_code in (0, 1)  # found now (query may still miss a subspace)
+    assert "no database" not in run(*args).output
+
+
+@pytest.mark.parametrize("args", [["--max-men", "2"], ["--threads", "100000"], ["--rules", "six", "--max-men", "9"]])
+def test_solve_checks_its_arguments_before_announcing_work(tmp_path, args):
+    result = run("solve", *args, "--db", str(tmp_path / "x.h5"))
+    one_line_error(result, 2)
+    assert result.stdout == ""
+    assert not (tmp_path / "x.h5.lock").exists()
+
+
+def _interrupt(*args, **kwargs):
+    raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize(
+    "target,args,resumable",
+    [
+        ("solver.engine.run.solve", ["solve", "--rules", "three"], True),
+        ("solver.database.verify.verify", ["verify", "--rules", "three"], False),
+        ("solver.database.query.open_database", ["query", "--rules", "three", "......... w"], False),
+        ("solver.engine.bench.run_bench", ["bench", "--rules", "three", "--max-men", "3"], False),
+    ],
+)
+def test_ctrl_c_is_one_line_and_only_solve_promises_a_resume(monkeypatch, target, args, resumable):
+    module, name = target.rsplit(".", 1)
+    monkeypatch.setattr(f"{module}.{name}", _interrupt)
+    result = run(*args)
+    assert result.exit_code == 130
+    assert result.stderr.strip().startswith("interrupted")
+    assert ("run the same command again to resume" in result.stderr) == resumable
+    assert "Traceback" not in result.output
+
+
+def test_solve_json_lines(tmp_path):
+    path = tmp_path / "j.h5"
+    result = run("solve", "--rules", "six", "--max-men", "4", "--db", str(path), "--json")
+    assert result.exit_code == 0, result.output
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    pairs, summary = events[:-1], events[-1]
+    assert [e["event"] for e in pairs] == ["pair"] * 3 and summary["event"] == "summary"
+    names = [f"{s['mover']}-{s['opponent']}" for e in pairs for s in e["subspaces"]]
+    assert names == ["3-3", "3-4", "4-3", "4-4"]
+    with h5py.File(path) as f:
+        for e in pairs:
+            for s in e["subspaces"]:
+                assert f["subspaces"][f"{s['mover']}-{s['opponent']}"].attrs["positions"] == s["positions"]
+    assert summary["solved"] == 4 and summary["skipped"] == 0
+    again = [json.loads(line) for line in run("solve", "--rules", "six", "--max-men", "4", "--db", str(path), "--json").stdout.splitlines()]
+    assert all(e["skipped"] for e in again[:-1]) and again[-1]["skipped"] == 4
+
+
+def test_verify_json_verdict(six_db, tmp_path):
+    result = run("verify", "--db", str(six_db), "--json")
+    assert result.exit_code == 0
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [x["subspace"] for x in lines[:-1]] == ["3-3", "3-4", "4-3", "4-4"]
+    assert all(x["ok"] for x in lines[:-1]) and lines[-1] == dict(lines[-1], event="verdict", ok=True, failed=[])
+    bad = tmp_path / "bad.h5"
+    bad.write_bytes(six_db.read_bytes())
+    with h5py.File(bad, "r+") as f:
+        ds = f["subspaces/3-4"]
+        values = ds[...]
+        slot = int(((values != 0) & (values != 0xFFFF)).nonzero()[0][10])
+        ds[slot] = values[slot] + 2
+    result = run("verify", "--db", str(bad), "--json")
+    assert result.exit_code == 1
+    verdict = json.loads(result.stdout.splitlines()[-1])
+    assert verdict["ok"] is False and "3-4" in verdict["failed"] and "3-3" not in verdict["failed"]
+
+
+def test_bench_json():
+    result = run("bench", "--rules", "six", "--max-men", "4", "--json")
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [x["pair"] for x in lines[:-1]] == ["3-3", "3-4 + 4-3", "4-4"]
+    summary = lines[-1]
+    assert summary["event"] == "summary" and summary["positions"] == sum(x["positions"] for x in lines[:-1])
+    assert summary["positions"] == 10_112 + 2 * 25_190 + 56_748  # six board, Burnside counts (test_engine)
+
+
+def test_show_json():
+    result = run("show", "--json", "W:a1,d1 B:a4 b 7 8")
+    assert result.exit_code == 0, result.output
+    got = json.loads(result.stdout)
+    assert got == {
+        "position": "WB.......W.............. b 7 8", "point_lists": "W:a1,d1 B:a4 b 7 8", "side": "b",
+        "in_hand": {"white": 7, "black": 8}, "result": None,
+    }
+
+
+def test_stored_seconds_exclude_compilation(tmp_path):
+    """With an empty numba cache every kernel compiles in the run (tens of seconds); the stored
+    time of the tiny 3-3 subspace of Three Men's Morris must be the solve alone."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"))
+    path = tmp_path / "three.h5"
+    cmd = [sys.executable, "-m", "solver", "solve", "--rules", "three", "--db", str(path), "-q"]
+    subprocess.run(cmd, env=env, check=True, capture_output=True)
+    assert any((tmp_path / "numba-cache").rglob("*.nbi")), "the kernels were not compiled in this run"
+    with h5py.File(path) as f:
+        assert f["subspaces/3-3"].attrs["seconds"] < 1.0

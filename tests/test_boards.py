@@ -138,3 +138,23 @@ def test_symmetry_maps_mask_mills(name, data):
     adj_pairs = sum(frozenset((i, j)) in _edges(board) for i in pts for j in pts if i < j)
     adj_image = sum(frozenset((i, j)) in _edges(board) for i in image for j in image if i < j)
     assert adj_pairs == adj_image
+
+
+def test_boards_beyond_the_index_limits_are_refused():
+    """A 25-point board (5x5 grid) or one with more than 16 symmetries cannot be indexed (three
+    bytes per mask in the image tables, 4 bits for the symmetry id): it is refused where it is
+    built, with a clear error, rather than ranked wrongly."""
+    from solver.errors import RulesError
+    from solver.rules.boards import MAX_POINTS, MAX_SYMMETRIES, Board
+
+    grid = tuple(f"{c}{r}" for c in "abcde" for r in range(1, 6))
+    assert len(grid) == MAX_POINTS + 1
+    with pytest.raises(RulesError, match="25 points"):
+        Board("grid", grid, (), (), (tuple(range(25)),), "")
+    small = tuple(f"a{i}" for i in range(1, 9))
+    identity = tuple(range(8))
+    with pytest.raises(RulesError, match="17 symmetries"):
+        Board("many", small, (), (), (identity,) * (MAX_SYMMETRIES + 1), "")
+    with pytest.raises(RulesError, match="not a permutation"):
+        Board("bad", small, (), (), ((0,) * 8,), "")
+    assert Board("ok", small, (), (), (identity,), "").n == 8

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from ..errors import DepthOverflow
@@ -155,7 +156,7 @@ def warm_up() -> None:
     seconds measured afterwards are solving alone. The kernels' types do not depend on the board
     or the rule options, so the six board's pairs 3-3 and 3-4 (milliseconds) reach them all."""
     global _warm
-    if _warm:
+    if _warm or numba.config.DISABLE_JIT:  # (plain Python: nothing to compile)
         return
     from ..index import board_index
     from ..rules.rulesets import get_rules

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..engine.plan import SolvedValues, fewer_men_needed, use_threads
+from ..engine.plan import SolvedValues, fewer_men_needed, removal_depth, use_threads
 from ..errors import DatabaseError
 from ..index import board_index
 from ..rules.movegen import MAX_MOVES
@@ -60,7 +60,7 @@ def verify(
         rules = db.rules
         index = board_index(rules.board)
         g, ix = game_tables(rules), index.tables
-        values = SolvedValues(db.values)
+        values = SolvedValues(db.values, depth=removal_depth(rules))
         subs = db.subspaces()
         bar = None
         if progress:

@@ -17,6 +17,15 @@ Values (RULES.md, "Values"), for the side to move:
 - loss in ``1 + max`` plies over the successors when all of them are wins;
 - draw otherwise.
 
+Removals (RULES.md): a move that closes a mill removes one opponent man; under
+``double-mill=per-mill`` it removes one man per mill it closes, however many (no cap: on the diagonal
+board a placement can close three). The reference knows how many mills a move closes by counting
+them itself: the mills of the board's mill list (``board.mills``) that pass through the destination
+point and are complete for the mover once its man stands there. Nothing comes from the solver's
+``mills_formed`` or its move rows. The men are removed one after another, each chosen among the men
+removable at that moment (removing one can break a mill of the opponent), and a move is one
+distinct position after it, so orders that reach the same men are one move.
+
 Solved level by level: level 0 is the positions already lost; at level L every undecided position
 with a successor lost at L-1 becomes a win at L, and every undecided position whose successors are
 all wins, the longest at L-1, becomes a loss at L (both judged on the state after level L-1). A
@@ -123,6 +132,7 @@ class MoveGen:
         assert rules.blocked in ("loses", "passes")
         self.mill_wins = rules.mill_wins == "on"
         assert rules.mill_wins in ("off", "on")
+        self.lasker = rules.lasker == "on"  # only for move lists with men in hand
 
     # -- mills and removals ----------------------------------------------------------------------
     def men_in_mills(self, men: int) -> int:
@@ -148,7 +158,7 @@ class MoveGen:
         return [1 << i for i in bits(opp)]
 
     def after_removals(self, opp: int, count: int) -> set[int]:
-        """The opponent's men after ``count`` removals (1, or 2 for two mills under per-mill),
+        """The opponent's men after ``count`` removals (1, or one per mill closed under per-mill),
         each chosen after the one before under the mill rule. With optional removal the mover
         may stop before any of them. A forfeited removal leaves the men as they are."""
         outcomes = {opp}
@@ -166,42 +176,53 @@ class MoveGen:
         return outcomes
 
     # -- moves ------------------------------------------------------------------------------------
-    def moves(self, mover: int, opp: int) -> list[tuple[int, int]]:
+    def moves(self, mover: int, opp: int, hand: int = 0) -> list[tuple[int, int]]:
         """The positions after every legal move, as ``(mover_after, opp_after)`` (still from the
         mover's side), one per distinct result. A blocked side that passes gets ``(mover, opp)``.
-        Empty when the side to move is blocked and blocked=loses. Does not test for a game over."""
+        Empty when the side to move is blocked and blocked=loses. Does not test for a game over.
+        ``hand``: the mover's men in hand, for comparing move lists of the placing phase (a side
+        with men in hand places one, or under Lasker's rule places or moves); the solver itself
+        only calls it with none."""
         empty = self.full & ~(mover | opp)
-        flying = self.flying and mover.bit_count() == 3
         out: list[tuple[int, int]] = []
+        if hand:
+            for to in bits(empty):
+                self._arrive(out, mover | (1 << to), to, opp)
+            if not self.lasker:
+                return out
+        flying = self.flying and mover.bit_count() + hand == 3
         for frm in bits(mover):
             for to in bits(empty if flying else self.neighbours[frm] & empty):
-                after = (mover & ~(1 << frm)) | (1 << to)
-                formed = 0  # mills completed by the man arriving on ``to``
-                for m in self.mills_at[to]:
-                    if after & m == m:
-                        formed += 1
-                if formed == 0 or self.mill_wins:
-                    # (under mill-wins a mill wins at once, without a removal: the opponent to
-                    # move faces a mill and has lost)
-                    out.append((after, opp))
-                else:
-                    # per-mill: one removal per mill, two at most (three mills at once can only
-                    # happen on the diagonal board; the project's move generator also stops at two)
-                    count = min(formed, 2) if self.per_mill else 1
-                    for opp_after in sorted(self.after_removals(opp, count)):
-                        out.append((after, opp_after))
+                self._arrive(out, (mover & ~(1 << frm)) | (1 << to), to, opp)
         if not out and self.passes:
             out.append((mover, opp))  # the pass: the opponent moves next
         return out
 
-    def is_lost(self, mover: int, opp: int, moves: list | None = None) -> bool:
+    def _arrive(self, out: list, after: int, to: int, opp: int) -> None:
+        """Append the positions after a man of the mover arrives on ``to`` (``after``: the mover's
+        men then), one per choice of removals."""
+        formed = 0  # mills through ``to`` that the arriving man completes
+        for m in self.mills_at[to]:
+            if after & m == m:
+                formed += 1
+        if formed == 0 or self.mill_wins:
+            # (under mill-wins a mill wins at once, without a removal: the opponent to move faces
+            # a mill and has lost)
+            out.append((after, opp))
+        else:
+            # per-mill: one removal per mill closed, however many
+            count = formed if self.per_mill else 1
+            for opp_after in sorted(self.after_removals(opp, count)):
+                out.append((after, opp_after))
+
+    def is_lost(self, mover: int, opp: int, moves: list | None = None, hand: int = 0) -> bool:
         """Whether the side to move has already lost (the game is over, 0 plies)."""
-        if mover.bit_count() < 3:
+        if mover.bit_count() + hand < 3:
             return True
         if self.mill_wins and self.has_mill(opp):
             return True
         if moves is None:
-            moves = self.moves(mover, opp)
+            moves = self.moves(mover, opp, hand)
         return not moves  # blocked, under blocked=loses (a pass is a move otherwise)
 
     def successors(self, mover: int, opp: int) -> list[tuple[int, int]]:
@@ -227,10 +248,25 @@ def enumerate_subspace(n: int, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
     return np.array(mover_out, dtype=np.int64), np.array(opp_out, dtype=np.int64)
 
 
+def most_removed(rules: RuleSet, men: int) -> int:
+    """At least the most men one move of a side with ``men`` men removes: 1, or under per-mill
+    one per mill closed; k mills closed at once all pass through the arriving man's point and
+    their other points must hold the mover's other men (from the board's mill list)."""
+    if rules.double_mill != "per-mill":
+        return 1
+    board = rules.board_data
+    most = 1
+    for p in board.points:
+        through = [set(m) - {p} for m in board.mills if p in m]
+        for k in range(2, len(through) + 1):
+            if any(len(set().union(*ms)) <= men - 1 for ms in combinations(through, k)):
+                most = max(most, k)
+    return most
+
+
 def closure(rules: RuleSet, subspaces) -> list[tuple[int, int]]:
     """``subspaces`` and every subspace their moves lead to (removals lower the opponent's men;
     subspaces where the side to move has fewer than 3 men are game over and left out)."""
-    per_mill = rules.double_mill == "per-mill"
     todo = [tuple(s) for s in subspaces]
     seen: set[tuple[int, int]] = set()
     while todo:
@@ -239,7 +275,7 @@ def closure(rules: RuleSet, subspaces) -> list[tuple[int, int]]:
             continue
         assert a >= 3 and b >= 3, (a, b)
         seen.add((a, b))
-        for removed in (0, 1, 2) if per_mill else (0, 1):
+        for removed in range(most_removed(rules, a) + 1):
             if b - removed >= 3:
                 todo.append((b - removed, a))
     return sorted(seen)

@@ -85,7 +85,7 @@ def test_position_round_trips(rp):
         assert names == [p for i, p in enumerate(board.points) if mask >> i & 1]
 
 
-MOVE_RE = re.compile(r"^(pass|[a-g][1-7](-[a-g][1-7])?(x[a-g][1-7]){0,2})$")
+MOVE_RE = re.compile(r"^(pass|[a-g][1-7](-[a-g][1-7])?(x[a-g][1-7]){0,3})$")
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -124,7 +124,25 @@ def test_examples_of_rules_md():
     assert parse_move("pass", board).is_pass and format_move(Move(-1, -1), board) == "pass"
 
 
-@pytest.mark.parametrize("text", ["", "d", "d1-", "d1-d2-d3", "d1xb6xc4xc5", "h1", "d1xh1", "D1", "d1 d2", "d1xb6xb6"])
+def test_triple_removal_round_trip():
+    """One removal per mill: a placement on the diagonal board's b2 closes three mills and
+    removes three men, written with three ``x``; the parser sorts them, the printer keeps that."""
+    board = make_rules("twelve").board_data
+    idx = board.index
+    move = Move(-1, idx["b2"], idx["a7"], idx["d7"], idx["g4"])
+    assert format_move(move, board) == "b2xa7xd7xg4"
+    for text in ("b2xa7xd7xg4", "b2xg4xa7xd7", "b2xd7xg4xa7"):
+        assert parse_move(text, board) == move
+    assert move.removals == (idx["a7"], idx["d7"], idx["g4"])
+    slide = parse_move("c3-b2xg4xa7xd7", board)
+    assert slide == Move(idx["c3"], idx["b2"], idx["a7"], idx["d7"], idx["g4"])
+    assert parse_move(format_move(slide, board), board) == slide
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "d", "d1-", "d1-d2-d3", "d1xb6xc4xc5xe5", "h1", "d1xh1", "D1", "d1 d2", "d1xb6xb6", "d1xb6xc4xb6", "d1xc4xb6xb6"],
+)
 def test_bad_moves(text):
     with pytest.raises(NotationError):
         parse_move(text, make_rules("standard").board_data)

@@ -193,6 +193,77 @@ def test_agrees_with_solver_game_moves():
                 assert set(moves) == theirs, (rules.describe(), mover, opp)
 
 
+def test_agrees_with_solver_game_moves_per_mill_diagonal():
+    """One removal per mill on the diagonal board, where a slide can close two mills and a
+    placement three: the reference's own count of mills and removals against the move generator
+    (solver.rules.game), move list against move list (each set of removed men once), on random
+    positions biased towards several mills: the mover holds most of the other points of the three
+    mills through a random point, has men in hand or not, and the opponent often has a mill (so
+    the removable men change between removals). Moves with three and with two removals must have
+    been compared."""
+    from collections import Counter
+
+    from solver.rules import game
+    from solver.rules.notation import Position
+
+    rng = random.Random(11)
+    board = make_rules("twelve").board_data
+    n = board.n
+    mills = [sum(1 << board.index[p] for p in m) for m in board.mills]
+    triple_points = [i for i in range(n) if sum(1 for m in mills if m >> i & 1) == 3]
+    assert len(triple_points) == 12
+    seen = Counter()
+    option_sets = [
+        [],
+        ["removal=optional"],
+        ["removal-from-mills=forfeit"],
+        ["removal=optional", "removal-from-mills=forfeit"],
+        ["flying=never"],
+        ["lasker=on"],
+    ]
+    for opts in option_sets:
+        rules = make_rules("twelve", ["double-mill=per-mill", *opts])
+        gen = MoveGen(rules)
+        for _ in range(120):
+            p = rng.choice(triple_points)
+            others = bits(np.bitwise_or.reduce([m for m in mills if m >> p & 1]).item() & ~(1 << p))
+            mover_pts = set(rng.sample(others, rng.randint(4, 6)))
+            if rng.random() < 0.5:  # a man next to p, to slide in
+                mover_pts.add(rng.choice(bits(int(board.adjacency_masks[p]))))
+            mover_pts.discard(p)
+            free = [i for i in range(n) if i not in mover_pts and i != p]
+            opp_pts: set[int] = set()
+            if rng.random() < 0.6:  # an opponent mill on free points
+                own = [m for m in mills if all(i in free for i in bits(m))]
+                if own:
+                    opp_pts |= set(bits(rng.choice(own)))
+            free = [i for i in free if i not in opp_pts]
+            opp_pts |= set(rng.sample(free, rng.randint(max(0, 3 - len(opp_pts)), 5)))
+            free = [i for i in free if i not in opp_pts]
+            mover_pts |= set(rng.sample(free, rng.randint(0, min(3, 11 - len(mover_pts)))))
+            mover = sum(1 << i for i in mover_pts)
+            opp = sum(1 << i for i in opp_pts)
+            hand = rng.choice([0, rng.randint(1, 12 - len(mover_pts))])
+            pos = Position.from_mover("w", mover, opp, hand, hand)
+            res = game.result(pos, rules)
+            if res == "draw":
+                continue
+            moves = gen.moves(mover, opp, hand)
+            assert gen.is_lost(mover, opp, moves, hand) == (res == "loss")
+            if res == "loss":
+                continue
+            ours = game.legal_moves(pos, rules)
+            theirs = [(after.opponent, after.mover) for after in (game.play(pos, mv, rules, check=False) for mv in ours)]
+            assert len(set(theirs)) == len(theirs), "a set of removed men is listed twice"
+            assert sorted(moves) == sorted(theirs), (rules.describe(), mover, opp, hand)
+            for mv in ours:
+                seen[len(mv.removals)] += 1
+            for _, o in moves:
+                seen[f"ref {opp.bit_count() - o.bit_count()}"] += 1
+    assert seen[3] == seen["ref 3"] and seen[2] == seen["ref 2"]
+    assert seen[3] >= 100 and seen[2] >= 100, seen
+
+
 # ---- hand-checked values -------------------------------------------------------------------------
 
 

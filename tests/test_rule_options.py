@@ -131,6 +131,43 @@ def test_double_mill_notation_of_rules_md():
     assert parse_move("a1-a4xb6xc4", board) == parse_move("a1-a4xc4xb6", board)
 
 
+# Diagonal board (Twelve Men's Morris), White to place with men in hand: White d2 f2 b4 b6 a1 c3,
+# so b2 closes three mills at once (b2-d2-f2, b2-b4-b6 and the diagonal a1-b2-c3). No other empty
+# point has two White men on one of its mills, so every other placement is plain.
+TRIPLE = "W:d2,f2,b4,b6,a1,c3 B:a7,d7,g4,e4 w 6 6"
+
+
+def test_triple_mill_per_mill():
+    # Black a7 d7 g4 e4: no Black mill (g7 and f4 are empty), every man removable at each step.
+    plain = {p for p in empty_points(TRIPLE) if p != "b2"}
+    got, _ = moves(TRIPLE, "--rules", "twelve", "-o", "double-mill=per-mill")
+    triples = {"b2xa7xd7xe4", "b2xa7xd7xg4", "b2xa7xe4xg4", "b2xd7xe4xg4"}  # every 3 of the 4
+    assert "b2xa7xd7xg4" in got
+    assert got == plain | triples
+    got, _ = moves(TRIPLE, "--rules", "twelve")
+    assert got == plain | {"b2xa7", "b2xd7", "b2xe4", "b2xg4"}
+    # optional removal: none, one, two or three of them
+    got, _ = moves(TRIPLE, "--rules", "twelve", "-o", "double-mill=per-mill", "-o", "removal=optional")
+    pairs = {"b2xa7xd7", "b2xa7xe4", "b2xa7xg4", "b2xd7xe4", "b2xd7xg4", "b2xe4xg4"}
+    assert got == plain | triples | pairs | {"b2", "b2xa7", "b2xd7", "b2xe4", "b2xg4"}
+    res, pos = after(TRIPLE, "b2xg4xa7xd7", "twelve", ["double-mill=per-mill"])
+    assert res is None and names(pos.black) == {"e4"} and (pos.hand_white, pos.hand_black) == (5, 6)
+
+
+def test_triple_mill_removable_men_change():
+    # Black: the mill a7-d7-g7, and g4 and e4 outside it. The first two removals must take g4 and
+    # e4 (in either order: listed once); then every Black man stands in a mill and any may go.
+    position = "W:d2,f2,b4,b6,a1,c3 B:a7,d7,g7,g4,e4 w 6 6"
+    plain = {p for p in empty_points(position) if p != "b2"}
+    got, _ = moves(position, "--rules", "twelve", "-o", "double-mill=per-mill")
+    assert got == plain | {"b2xa7xe4xg4", "b2xd7xe4xg4", "b2xe4xg4xg7"}
+    # forfeit: with every man left in a mill, the third removal is lost
+    got, _ = moves(position, "--rules", "twelve", "-o", "double-mill=per-mill", "-o", "removal-from-mills=forfeit")
+    assert got == plain | {"b2xe4xg4"}
+    got, _ = moves(position, "--rules", "twelve", "-o", "double-mill=per-mill", "-o", "removal=optional")
+    assert got == plain | {"b2", "b2xe4", "b2xg4", "b2xe4xg4", "b2xa7xe4xg4", "b2xd7xe4xg4", "b2xe4xg4xg7"}
+
+
 # ---- optional removal -------------------------------------------------------------------------
 
 

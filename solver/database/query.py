@@ -173,7 +173,7 @@ class _Pending:
     def __init__(self, pos: Position):
         self.pos = pos
         self.probe: Probe | None = None
-        self.moves: np.ndarray | None = None  # (k, 4) rows of generate_moves
+        self.moves: np.ndarray | None = None  # (k, 5) rows of generate_moves
         self.succ_mover = self.succ_opp = None
         self.succ_value = self.succ_plies = None
         self.own: tuple[str, int | None] | None = None
@@ -195,7 +195,7 @@ class MorrisDatabase:
         self.rules: RuleSet = self._db.rules
         self.board = self.rules.board_data
         self._index = None  # built on first use (about a second for the 24-point boards)
-        self._buf = np.empty((mg.MAX_MOVES, 4), dtype=np.int64)
+        self._buf = np.empty((mg.MAX_MOVES, 5), dtype=np.int64)
 
     # -- context manager -------------------------------------------------------------------------
     def close(self) -> None:
@@ -312,11 +312,11 @@ class MorrisDatabase:
         status = mg.game_status(pos.mover, pos.opponent, 0, 0, g, self._buf)
         if status == mg.LOST:
             p.probe = self._make_probe(pos, LOSS, 0)
-            p.moves = np.empty((0, 4), dtype=np.int64)
+            p.moves = np.empty((0, 5), dtype=np.int64)
             return p
         if status == mg.DRAWN:
             p.probe = self._make_probe(pos, DRAW, None)
-            p.moves = np.empty((0, 4), dtype=np.int64)
+            p.moves = np.empty((0, 5), dtype=np.int64)
             return p
         opp_men = _popcount(pos.opponent)
         if opp_men < 3:
@@ -329,15 +329,15 @@ class MorrisDatabase:
             k = mg.generate_moves(pos.mover, pos.opponent, 0, 0, g, self._buf)
             rows = self._buf[:k].copy()
             p.moves = rows
-            frm, to, r1, r2 = rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3]
+            frm, to, removed = rows[:, 0], rows[:, 1], rows[:, 2:]
             # The position after each move, seen from the opponent (the next side to move).
             p.succ_opp = (np.int64(pos.mover) & ~_bit(frm)) | _bit(to)
-            p.succ_mover = np.int64(pos.opponent) & ~_bit(r1) & ~_bit(r2)
+            p.succ_mover = np.int64(pos.opponent) & ~np.bitwise_or.reduce(_bit(removed), axis=1)
         return p
 
     def _successor_men(self, p: _Pending) -> np.ndarray:
         b = _popcount(p.pos.opponent)
-        return b - (p.moves[:, 2] >= 0) - (p.moves[:, 3] >= 0)
+        return b - (p.moves[:, 2:] >= 0).sum(axis=1)
 
     def _check_subspaces(self, p: _Pending, with_probe: bool) -> None:
         if p.probe is not None:

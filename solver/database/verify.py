@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..engine.plan import SolvedValues, fewer_men_needed, use_threads
+from ..engine.plan import SolvedValues, fewer_men_needed, removal_depth, use_threads
 from ..errors import DatabaseError
 from ..index import board_index
 from ..rules.movegen import MAX_MOVES
@@ -60,7 +60,7 @@ def verify(
         rules = db.rules
         index = board_index(rules.board)
         g, ix = game_tables(rules), index.tables
-        values = SolvedValues(db.values)
+        values = SolvedValues(db.values, depth=removal_depth(rules))
         subs = db.subspaces()
         bar = None
         if progress:
@@ -97,17 +97,17 @@ def _check_subspace(db, rules, index, g, ix, values, s) -> SubspaceCheck:
         return check
     try:
         twin = values(b, a)
-        fewer1, fewer2 = (values(*f) if f in fewer else NONE for f in ((b - 1, a), (b - 2, a)))
+        fewer1, fewer2, fewer3 = (values(b - k, a) if (b - k, a) in fewer else NONE for k in (1, 2, 3))
     except DatabaseError as e:
         check.error = f"a subspace it needs is unreadable: {e}"
         return check
     bad = np.full(MAX_LISTED, -1, dtype=np.int64)
-    check.mismatches = int(verify_subspace(a, b, v, twin, fewer1, fewer2, g, ix, bad, MAX_LISTED))
-    buf = np.empty((MAX_MOVES, 4), dtype=np.int64)
+    check.mismatches = int(verify_subspace(a, b, v, twin, fewer1, fewer2, fewer3, g, ix, bad, MAX_LISTED))
+    buf = np.empty((MAX_MOVES, 5), dtype=np.int64)
     for slot in bad[bad >= 0]:
         m, o = index.unrank(a, b, int(slot))
         if index.is_canonical(a, b, int(slot)):
-            want = expected_value(m, o, buf, twin, fewer1, fewer2, b, g, ix)
+            want = expected_value(m, o, buf, twin, fewer1, fewer2, fewer3, b, g, ix)
         else:
             want = DUP
         pos = format_position(Position(m, o, "w"), rules.board_data)

@@ -20,8 +20,9 @@ from ..jit import helper
 
 
 @helper
-def expected_value(m, o, buf, twin, fewer1, fewer2, b, g, ix):
-    """The value (engine encoding) that (m, o) must have, given its successors' stored values."""
+def expected_value(m, o, buf, twin, fewer1, fewer2, fewer3, b, g, ix):
+    """The value (engine encoding) that (m, o) must have, given its successors' stored values:
+    ``twin`` is (b, a), ``fewerK`` is (b - K, a), after a move that removes K men."""
     if g.opts[OPT_MILL_WINS] and men_in_mills(o, g.mill_masks) != 0:
         return 1
     if g.opts[OPT_FULL_DRAW] and (m | o) == (1 << g.n) - 1:
@@ -33,17 +34,16 @@ def expected_value(m, o, buf, twin, fewer1, fewer2, b, g, ix):
     worst_loss = 0
     draw = False
     for i in range(k):
-        frm, to, r1, r2 = buf[i, 0], buf[i, 1], buf[i, 2], buf[i, 3]
+        frm, to = buf[i, 0], buf[i, 1]
         m2 = m
         if to >= 0:
             if frm >= 0:
                 m2 = m2 & ~(1 << frm)
             m2 = m2 | (1 << to)
         o2 = o
-        if r1 >= 0:
-            o2 = o2 & ~(1 << r1)
-        if r2 >= 0:
-            o2 = o2 & ~(1 << r2)
+        for j in range(2, 5):
+            if buf[i, j] >= 0:
+                o2 = o2 & ~(1 << buf[i, j])
         left = popcount(o2)
         if left < 3:
             sv = 1  # the opponent has lost: a loss in 0 for them
@@ -53,8 +53,10 @@ def expected_value(m, o, buf, twin, fewer1, fewer2, b, g, ix):
                 sv = np.int64(twin[s])
             elif left == b - 1:
                 sv = np.int64(fewer1[s])
-            else:
+            elif left == b - 2:
                 sv = np.int64(fewer2[s])
+            else:
+                sv = np.int64(fewer3[s])
         if sv == 0:
             draw = True
         elif sv % 2 == 1:  # the opponent loses: we win one ply later
@@ -70,7 +72,7 @@ def expected_value(m, o, buf, twin, fewer1, fewer2, b, g, ix):
 
 
 @nb.njit(cache=True, parallel=True)
-def verify_subspace(a, b, values, twin, fewer1, fewer2, g, ix, bad, max_bad):
+def verify_subspace(a, b, values, twin, fewer1, fewer2, fewer3, g, ix, bad, max_bad):
     """Check every slot of (a, b); return the number of mismatches and write up to ``max_bad``
     mismatched slots into ``bad`` (per block, so the first few of each block)."""
     slots = values.shape[0]
@@ -79,14 +81,14 @@ def verify_subspace(a, b, values, twin, fewer1, fewer2, g, ix, bad, max_bad):
     errors = np.zeros(nblocks, dtype=np.int64)
     first = np.full(nblocks, -1, dtype=np.int64)
     for c in nb.prange(nblocks):
-        buf = np.empty((MAX_MOVES, 4), dtype=np.int64)
+        buf = np.empty((MAX_MOVES, 5), dtype=np.int64)
         for slot in range(c * block, min(slots, (c + 1) * block)):
             m, o = unrank_position(a, b, slot, ix)
             canonical = is_canonical_pair(m, o, ix)
             if not canonical:
                 ok = values[slot] == DUP
             else:
-                want = expected_value(m, o, buf, twin, fewer1, fewer2, b, g, ix)
+                want = expected_value(m, o, buf, twin, fewer1, fewer2, fewer3, b, g, ix)
                 ok = values[slot] == want
             if not ok:
                 errors[c] += 1

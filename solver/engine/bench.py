@@ -15,7 +15,7 @@ from ..database.storage import Database
 from ..index import board_index
 from ..rules.rulesets import RuleSet
 from .pair import solve_pair, warm_up
-from .plan import SolvedValues
+from .plan import SolvedValues, removal_depth
 
 
 @dataclass
@@ -81,7 +81,7 @@ def run_bench(
 ) -> BenchReport:
     """Solve ``pairs`` in memory, in order, timing each; the kernels are compiled first."""
     index = board_index(rules.board)
-    values = SolvedValues(db.values if db is not None else None)
+    values = SolvedValues(db.values if db is not None else None, depth=removal_depth(rules))
     warm_up()
     rss_before = peak_rss_mib()
     rows = []

@@ -21,7 +21,7 @@ from ..index import BoardIndex
 from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
 from .kernels import codes, initialise, propagate, removals, schedule
-from .plan import SolvedValues, fewer_men_needed
+from .plan import SolvedValues, fewer_men_needed, removal_depth
 
 BLOCK = 1 << 15  # frontier entries per propagation block
 NONE = np.zeros(1, dtype=np.uint16)  # stands for a smaller subspace that no removal reaches
@@ -61,7 +61,8 @@ def solve_pair(
     for h in halves:
         x, y = h
         need = fewer_men_needed(rules, x, y)
-        fewer[h] = tuple(solved(*s) if s in need else NONE for s in ((y - 1, x), (y - 2, x)))
+        # (y - k, x) after moves that remove k men: 1, or up to 3 under per-mill (``most_removals``)
+        fewer[h] = tuple(solved(y - k, x) if (y - k, x) in need else NONE for k in (1, 2, 3))
     t0 = time.perf_counter()  # smaller subspaces are loaded: from here on it is solving
     for h in halves:
         x, y = h
@@ -69,20 +70,20 @@ def solve_pair(
         value[h] = np.zeros(size, dtype=np.uint16)
         count[h] = np.zeros(size, dtype=np.uint8)
         removal[h] = np.zeros(size, dtype=np.uint16)
-        fewer1, fewer2 = fewer[h]
+        most = rules.most_removals(x)
         step = max(codes.CHUNK * 16, size // 64 // codes.CHUNK * codes.CHUNK)
         for lo in range(0, size, step):
             hi = min(size, lo + step)
             initialise.init_subspace(
-                x, y, value[h][lo:hi], count[h][lo:hi], removal[h][lo:hi], lo, g, ix, fewer1, fewer2
+                x, y, value[h][lo:hi], count[h][lo:hi], removal[h][lo:hi], lo, g, ix, most, *fewer[h]
             )
             if progress:
                 progress(hi - lo)
         # Positions whose removals may win: found backwards from the losses they remove into.
-        for removed, smaller in ((1, fewer1), (2, fewer2)):
+        for removed, smaller in zip((1, 2, 3), fewer[h]):
             if smaller is not NONE:
                 removals.mark_removal_candidates(x, y, value[h], count[h], removal[h], y - removed, smaller, g, ix)
-        removals.resolve_candidates(x, y, value[h], count[h], removal[h], g, ix, fewer1, fewer2)
+        removals.resolve_candidates(x, y, value[h], count[h], removal[h], g, ix, *fewer[h])
 
     order, start, cur, ncur, nxt, deferred, ndef = {}, {}, {}, {}, {}, {}, {}
     last_scheduled = 0
@@ -162,7 +163,7 @@ def warm_up() -> None:
     from ..rules.rulesets import get_rules
 
     rules, index = get_rules("six"), board_index("six")
-    done = SolvedValues()
+    done = SolvedValues(depth=removal_depth(rules))
     for a, b in ((3, 3), (3, 4)):
         for r in solve_pair(rules, index, a, b, done):
             done.add(r.mover, r.opponent, r.values)

@@ -28,10 +28,17 @@ def pair_name(a: int, b: int) -> str:
 
 
 def fewer_men_needed(rules: RuleSet, a: int, b: int) -> list[tuple[int, int]]:
-    """The smaller subspaces that moves with a removal lead (a, b) into: (b - 1, a), and with one
-    removal per mill (b - 2, a) too; none below 3 men (the game is over there)."""
-    most = 2 if rules.double_mill == "per-mill" else 1
-    return [(b - k, a) for k in range(1, most + 1) if b - k >= 3]
+    """The smaller subspaces that moves with a removal lead (a, b) into: (b - k, a) for k = 1 up
+    to the most men one move of a side with a men removes (``RuleSet.most_removals``: more than
+    one only with one removal per mill, on a board where a move can close several mills; at most
+    three); none below 3 men (the game is over there)."""
+    return [(b - k, a) for k in range(1, rules.most_removals(a) + 1) if b - k >= 3]
+
+
+def removal_depth(rules: RuleSet) -> int:
+    """The most men one move removes under ``rules``, over every subspace: how far below a pair's
+    total of men the subspaces it needs go."""
+    return rules.most_removals(rules.men)
 
 
 def check_solvable(rules: RuleSet, max_men: int) -> None:
@@ -59,12 +66,13 @@ class SolvedValues:
 
     ``load(a, b)`` reads one that this run did not solve (from a database); without it, asking for
     one that is not held raises KeyError. Pairs come in increasing total of men, and a pair of
-    total t needs totals t - 1 and t - 2 at most (two removals under per-mill), so ``moving_to``
-    drops everything below that.
+    total t needs totals down to t - ``depth`` (``removal_depth``: 1, or up to 3 under per-mill),
+    so ``moving_to`` drops everything below that.
     """
 
-    def __init__(self, load: Callable[[int, int], np.ndarray] | None = None):
+    def __init__(self, load: Callable[[int, int], np.ndarray] | None = None, depth: int = 2):
         self._load = load
+        self._depth = depth
         self._held: dict[tuple[int, int], np.ndarray] = {}
 
     def __call__(self, a: int, b: int) -> np.ndarray:
@@ -79,5 +87,5 @@ class SolvedValues:
 
     def moving_to(self, a: int, b: int) -> None:
         """Forget what no pair from (a, b) on can need."""
-        for key in [k for k in self._held if sum(k) < a + b - 2]:
+        for key in [k for k in self._held if sum(k) < a + b - self._depth]:
             del self._held[key]

@@ -14,7 +14,7 @@ from ..database.storage import STAT_KEYS, Database, assemble, write_part
 from ..index import board_index
 from ..rules.rulesets import RuleSet
 from .pair import SubspaceResult, solve_pair, warm_up
-from .plan import SolvedValues, check_solvable, pair_name, pairs_up_to, use_threads
+from .plan import SolvedValues, check_solvable, pair_name, pairs_up_to, removal_depth, use_threads
 
 
 @dataclass
@@ -44,7 +44,7 @@ def solve(
 def _solve_locked(rules, max_men, db_path, progress, echo, on_pair) -> list[SolveRow]:
     index = board_index(rules.board)
     db = Database(db_path, rules, must_exist=False)
-    solved = SolvedValues(lambda x, y: db.values(x, y))
+    solved = SolvedValues(lambda x, y: db.values(x, y), depth=removal_depth(rules))
     rows: list[SolveRow] = []
     try:
         for a, b in pairs_up_to(max_men):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import product
+from itertools import combinations, product
 
 import numpy as np
 
@@ -80,6 +80,23 @@ class Board:
     @cached_property
     def symmetry_array(self) -> np.ndarray:
         return np.array(self.symmetries, dtype=np.int8)
+
+    def most_mills_closed(self, men: int, slide: bool) -> int:
+        """The most mills one move closes at once for a side with ``men`` men on the board after
+        it: mills through the point the man arrives on, whose other points hold the side's other
+        men (so k of them need their other points to number ``men - 1`` at most). A ``slide``
+        comes from a neighbour, left empty, so no mill through that neighbour closes; a placement
+        or a flight comes from off the board or any other point."""
+        most = 0
+        for to in range(self.n):
+            through = [frozenset(self.index[p] for p in m) - {to} for m in self.mills if self.points[to] in m]
+            for origin in sorted(self.neighbours[to]) if slide else [-1]:
+                usable = [m for m in through if origin not in m]
+                for k in range(len(usable), most, -1):
+                    if any(len(frozenset().union(*ms)) <= men - 1 for ms in combinations(usable, k)):
+                        most = k
+                        break
+        return most
 
     def render(self, cells: dict[int, str]) -> str:
         """The diagram with ``cells[i]`` (one character) drawn on point i, '.' elsewhere."""

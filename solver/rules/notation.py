@@ -50,12 +50,14 @@ class Position:
 
 @dataclass(frozen=True)
 class Move:
-    """``frm`` = -1 for a placement; ``to`` = -1 for a pass; removals -1 for none."""
+    """``frm`` = -1 for a placement; ``to`` = -1 for a pass; removals -1 for none, the others in
+    increasing order (one per mill closed under ``double-mill=per-mill``: three at most)."""
 
     frm: int
     to: int
     remove1: int = -1
     remove2: int = -1
+    remove3: int = -1
 
     @property
     def is_pass(self) -> bool:
@@ -63,7 +65,7 @@ class Move:
 
     @property
     def removals(self) -> tuple[int, ...]:
-        return tuple(r for r in (self.remove1, self.remove2) if r >= 0)
+        return tuple(r for r in (self.remove1, self.remove2, self.remove3) if r >= 0)
 
 
 _POINT = re.compile(r"^[a-z][0-9]+$")
@@ -201,7 +203,7 @@ def format_move(move: Move, board: Board) -> str:
     return text
 
 
-_MOVE = re.compile(r"^([a-z][0-9]+)(?:-([a-z][0-9]+))?((?:x[a-z][0-9]+){0,2})$")
+_MOVE = re.compile(r"^([a-z][0-9]+)(?:-([a-z][0-9]+))?((?:x[a-z][0-9]+){0,3})$")
 
 
 def parse_move(text: str, board: Board) -> Move:
@@ -215,9 +217,10 @@ def parse_move(text: str, board: Board) -> Move:
     a = _point_index(board, first)
     frm, to = (-1, a) if second is None else (a, _point_index(board, second))
     removals = [_point_index(board, r) for r in rem.split("x")[1:]]
-    if len(removals) == 2 and removals[0] == removals[1]:
-        # "d1xb6xb6" would read as a double removal of one man; no move removes a man twice.
-        raise NotationError(f"point {board.points[removals[0]]} removed twice in {text!r}")
+    for i, r in enumerate(removals):
+        if r in removals[:i]:
+            # "d1xb6xb6" would read as a double removal of one man; no move removes a man twice.
+            raise NotationError(f"point {board.points[r]} removed twice in {text!r}")
     removals.sort()
-    removals += [-1, -1]
-    return Move(frm, to, removals[0], removals[1])
+    removals += [-1, -1, -1]
+    return Move(frm, to, removals[0], removals[1], removals[2])

@@ -66,6 +66,16 @@ class RuleSet:
         diff = {k: v for k, v in self.options.items() if base is None or base.options[k] != v}
         return self.name + "".join(f" {k}={v}" for k, v in diff.items())
 
+    def most_removals(self, men: int) -> int:
+        """The most opponent men one move of the moving phase removes, for a side with ``men`` men:
+        1, or under per-mill one per mill the move closes (``Board.most_mills_closed``; a side
+        that flies has 3 men and closes one mill at most). The engine loads the smaller subspaces
+        this says its moves reach. No board closes more than three at once (``movegen``)."""
+        if self.double_mill != "per-mill":
+            return 1
+        slide = not (self.flying == "at-3" and men == 3)
+        return max(1, min(3, self.board_data.most_mills_closed(men, slide)))
+
     def kernel_options(self) -> np.ndarray:
         """The options as ints for the numba kernels (see movegen.OPT_*)."""
         return np.array(

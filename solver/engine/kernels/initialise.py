@@ -7,17 +7,18 @@ import numpy as np
 
 from ...values import DUP
 from ...index.kernels import SYMMETRIC, is_canonical_pair, unrank_position
-from ...rules.movegen import MAX_MOVES, OPT_FLY, OPT_FULL_DRAW, OPT_MILL_WINS, OPT_PASS, OPT_PER_MILL, men_in_mills
+from ...rules.movegen import MAX_MOVES, OPT_FLY, OPT_FULL_DRAW, OPT_MILL_WINS, OPT_PASS, men_in_mills
 from .codes import SYMS, CHUNK, LAZY, NOLOSS, UNKNOWN
 from .removals import settle_removals
 from .successors import has_internal_move, has_move
 
 
 @nb.njit(cache=True, parallel=True)
-def init_subspace(a, b, value, count, removals, base, g, ix, fewer1, fewer2):
+def init_subspace(a, b, value, count, removals, base, g, ix, most, fewer1, fewer2, fewer3):
     """First pass over the slots ``base ...`` of subspace (a, b) (``value``, ``count``, ``removals`` are
     their slices): terminal losses and removal outcomes; counts only where removals alone may
-    decide a loss. ``fewer1``/``fewer2`` hold the solved values of (b-1, a) and (b-2, a)."""
+    decide a loss. ``most``: the most men one move removes here (``RuleSet.most_removals(a)``);
+    ``fewerK`` holds the solved values of (b-K, a)."""
     n, mill_masks, opts = g.n, g.mill_masks, g.opts
     mask_info = ix.mask_info
     slots = value.shape[0]
@@ -45,12 +46,12 @@ def init_subspace(a, b, value, count, removals, base, g, ix, fewer1, fewer2):
             if not opts[OPT_PASS] and not has_move(m, o, g, flying):
                 value[slot] = 1  # blocked: loss in 0
                 continue
-            if b - 1 - (opts[OPT_PER_MILL] != 0) >= 3 and has_internal_move(m, o, g, flying):
+            if b - most >= 3 and has_internal_move(m, o, g, flying):
                 # Removals can only matter once every other successor is a win, or if one wins:
-                # mark_removal_candidates finds those. (Where a removal can leave two men, it
-                # wins at once, and the scan below finds that without a lookup.)
+                # mark_removal_candidates finds those. (Where removals can leave two men, they
+                # win at once, and the scan below finds that without a lookup.)
                 removals[slot] = LAZY
                 continue
             removals[slot], count[slot] = settle_removals(
-                a, b, m, o, succ, syms, removed_syms, removed_canon, g, ix, fewer1, fewer2,
+                a, b, m, o, succ, syms, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3,
             )

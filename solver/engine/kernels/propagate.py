@@ -76,7 +76,7 @@ def gather_predecessors(frontier, nfront, qa, qb, qvalue, preds, npreds, value, 
 def apply_predecessors(
     frontier, nfront, qvalue, preds, npreds, value, count, removals, out, nout, pa, pb, deferred, ndef,
     g, ix,
-    fewer1, fewer2,
+    fewer1, fewer2, fewer3,
 ):
     """Serial half of a propagation step: decide predecessors (of subspace (pa, pb)) and append
     the decided ones to ``out``. A predecessor left with only removals to try gets its LAZY
@@ -105,7 +105,7 @@ def apply_predecessors(
             if removals[p] == LAZY:
                 m, o = unrank_position(pa, pb, p, ix)
                 removals[p] = removal_outcome(
-                    pa, pb, m, o, removed_syms, removed_canon, g, ix, fewer1, fewer2,
+                    pa, pb, m, o, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3,
                 )
                 if removals[p] != 0 and removals[p] != NOLOSS and removals[p] > lvl + 1:
                     deferred[ndef, 0] = p  # every move left wins for the opponent, but later

@@ -17,64 +17,74 @@ from ...jit import helper
 
 
 @helper
-def removal_level(m2, o, r1, r2, a, b, removed_syms, removed_canon, ix, fewer1, fewer2):
+def removal_level(m2, o, r1, a, b, removed_syms, removed_canon, ix, fewer1):
     """Level this position gets from the successor where ``m2`` is the mover's men after the
-    move and r1 (and r2) are removed: odd = a win, even = a loss, 0 = a draw."""
+    move and r1 alone is removed: odd = a win, even = a loss, 0 = a draw."""
     n = ix.n
     sym_img, mask_info, binom = ix.sym_img, ix.mask_info, ix.binom
-    o2 = o & ~(1 << r1)
-    if r2 >= 0:
-        o2 = o2 & ~(1 << r2)
-    left = popcount(o2)
-    if left < 3:
+    if b - 1 < 3:
         return 1  # the opponent is left with two men: won at once
-    if r2 < 0:
-        # The successor's mover is o2, the same for every move removing r1: set up once.
-        if removed_canon[r1, 0] < 0:
-            removed_canon[r1, 0] = canon_setup(o2, ix, removed_syms[r1])
-            removed_canon[r1, 1] = image(sym_img, removed_syms[r1, 0], o2)
-            removed_canon[r1, 2] = mask_info[o2] >> SYM_BITS
-        s = slot_with(removed_canon[r1, 1], removed_canon[r1, 2], m2, removed_syms[r1], removed_canon[r1, 0], sym_img, binom[n - left, a], binom)
-    else:
-        s = slot_of(o2, m2, ix)
-    if left == b - 1:
-        return np.int64(fewer1[s])  # the successor is at level v - 1: this position at v
-    return np.int64(fewer2[s])
+    # The successor's mover is o - r1, the same for every move removing r1: set up once.
+    if removed_canon[r1, 0] < 0:
+        o2 = o & ~(1 << r1)
+        removed_canon[r1, 0] = canon_setup(o2, ix, removed_syms[r1])
+        removed_canon[r1, 1] = image(sym_img, removed_syms[r1, 0], o2)
+        removed_canon[r1, 2] = mask_info[o2] >> SYM_BITS
+    s = slot_with(removed_canon[r1, 1], removed_canon[r1, 2], m2, removed_syms[r1], removed_canon[r1, 0], sym_img, binom[n - b + 1, a], binom)
+    return np.int64(fewer1[s])  # the successor is at level v - 1: this position at v
 
 
 @helper
-def double_removal_level(m2, o, r1, a, b, removed_syms, removed_canon, g, ix, fewer1, fewer2):
-    """The outcome of removing r1 and then a second man (one removal per mill formed), over
-    every choice of the second as the move generator lists them, summed up as one level: the
-    quickest win if any, else 0 (a draw) if any, else the longest loss. That is all the caller
-    keeps of a set of choices anyway."""
+def left_level(m2, o2, b, ix, fewer1, fewer2, fewer3):
+    """Level from the successor where the opponent is left with ``o2``, 1 to 3 of its b men
+    fewer (``fewerK`` holds (b - K, a))."""
+    left = popcount(o2)
+    if left < 3:
+        return 1  # won at once
+    s = slot_of(o2, m2, ix)
+    if left == b - 1:
+        return np.int64(fewer1[s])
+    if left == b - 2:
+        return np.int64(fewer2[s])
+    return np.int64(fewer3[s])
+
+
+@helper
+def multi_removal_level(m2, o, r1, more, a, b, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3):
+    """The outcome of removing r1 and then up to ``more`` (1 or 2) men more, one per further mill
+    the move closes, over every choice as the move generator lists them (each chosen among the
+    men removable then; fewer where nothing is removable or the removal is optional), summed up
+    as one level: the quickest win if any, else 0 (a draw) if any, else the longest loss. That
+    is all the caller keeps of a set of choices anyway, so a set reached in two orders may count
+    twice."""
     mill_masks, opts = g.mill_masks, g.opts
+    forfeit = opts[OPT_FORFEIT]
+    optional = opts[OPT_OPTIONAL] != 0
     o1 = o & ~(1 << r1)
-    rem2 = removable_men(o1, mill_masks, opts[OPT_FORFEIT])
+    rem2 = removable_men(o1, mill_masks, forfeit)
     win = 0
     worst = 0
     draw = False
-    if rem2 == 0 or opts[OPT_OPTIONAL]:
-        lvl = removal_level(m2, o, r1, -1, a, b, removed_syms, removed_canon, ix, fewer1, fewer2)
-        if lvl == 0:
-            draw = True
-        elif lvl % 2 == 1:
-            win = lvl
-        else:
-            worst = lvl
+    if rem2 == 0 or optional:
+        lvl = removal_level(m2, o, r1, a, b, removed_syms, removed_canon, ix, fewer1)
+        win, worst, draw = fold_level(lvl, win, worst, draw)
     x = rem2
     while x:
         low = x & -x
         x ^= low
-        r2 = ctz(low)
-        lvl = removal_level(m2, o, r1, r2, a, b, removed_syms, removed_canon, ix, fewer1, fewer2)
-        if lvl == 0:
-            draw = True
-        elif lvl % 2 == 1:
-            if win == 0 or lvl < win:
-                win = lvl
-        elif lvl > worst:
-            worst = lvl
+        o2 = o1 ^ low
+        rem3 = 0
+        if more == 2:
+            rem3 = removable_men(o2, mill_masks, forfeit)
+        if more == 1 or rem3 == 0 or optional:
+            lvl = left_level(m2, o2, b, ix, fewer1, fewer2, fewer3)
+            win, worst, draw = fold_level(lvl, win, worst, draw)
+        y = rem3
+        while y:
+            low3 = y & -y
+            y ^= low3
+            lvl = left_level(m2, o2 ^ low3, b, ix, fewer1, fewer2, fewer3)
+            win, worst, draw = fold_level(lvl, win, worst, draw)
     if win:
         return win
     if draw:
@@ -83,7 +93,21 @@ def double_removal_level(m2, o, r1, a, b, removed_syms, removed_canon, g, ix, fe
 
 
 @helper
-def removal_outcome(a, b, m, o, removed_syms, removed_canon, g, ix, fewer1, fewer2):
+def fold_level(lvl, win, worst, draw):
+    """(quickest win, longest loss, any draw) with one more successor's level taken in."""
+    if lvl == 0:
+        return win, worst, True
+    if lvl % 2 == 1:
+        if win == 0 or lvl < win:
+            return lvl, worst, draw
+        return win, worst, draw
+    if lvl > worst:
+        return win, lvl, draw
+    return win, worst, draw
+
+
+@helper
+def removal_outcome(a, b, m, o, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3):
     """What the moves with a removal give the canonical position (m, o): its ``removals`` code.
 
     Mill-forming moves are found from the mills (two of the mover's men and an empty third
@@ -120,16 +144,19 @@ def removal_outcome(a, b, m, o, removed_syms, removed_canon, g, ix, fewer1, fewe
             lowf = f & -f
             f ^= lowf
             m2 = (m ^ lowf) | target
-            double = per_mill and mills_formed(m2, to, point_mills) >= 2
+            # Removals after the first: one per further mill closed (per-mill), two at most.
+            more = min(mills_formed(m2, to, point_mills), 3) - 1 if per_mill else 0
             x = rem
             while x:
                 lowr = x & -x
                 x ^= lowr
                 r1 = ctz(lowr)
-                if double:
-                    lvl = double_removal_level(m2, o, r1, a, b, removed_syms, removed_canon, g, ix, fewer1, fewer2)
+                if more:
+                    lvl = multi_removal_level(
+                        m2, o, r1, more, a, b, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3
+                    )
                 else:
-                    lvl = removal_level(m2, o, r1, -1, a, b, removed_syms, removed_canon, ix, fewer1, fewer2)
+                    lvl = removal_level(m2, o, r1, a, b, removed_syms, removed_canon, ix, fewer1)
                 if lvl == 0:
                     draw_by_removal = True
                 elif lvl % 2 == 1:
@@ -147,11 +174,11 @@ def removal_outcome(a, b, m, o, removed_syms, removed_canon, g, ix, fewer1, fewe
 
 
 @helper
-def settle_removals(a, b, m, o, succ, syms, removed_syms, removed_canon, g, ix, fewer1, fewer2):
+def settle_removals(a, b, m, o, succ, syms, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3):
     """(removals, count) of a position whose removal outcome is computed now. Where removals allow a
     loss at level e, the schedule will ask at e whether every other successor has become a win,
     so the count is needed too."""
-    e = removal_outcome(a, b, m, o, removed_syms, removed_canon, g, ix, fewer1, fewer2)
+    e = removal_outcome(a, b, m, o, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3)
     if e % 2 == 0 and e != NOLOSS:
         return e, count_successors(a, b, m, o, succ, syms, g, ix)
     return e, UNKNOWN
@@ -160,9 +187,10 @@ def settle_removals(a, b, m, o, succ, syms, removed_syms, removed_canon, g, ix, 
 @nb.njit(cache=True, parallel=True)
 def mark_removal_candidates(a, b, value, count, removals, qa, qvalues, g, ix):
     """Mark (count = CANDIDATE) every LAZY position of (a, b) that some move with a removal takes
-    to a loss of ``qvalues``, the solved subspace (qa, a) with qa = b - 1 (or b - 2, two removals):
-    un-move the mover's man that closed a mill, put the removed men back on empty points. A
-    superset: ``resolve_candidates`` then computes each one's outcome exactly."""
+    to a loss of ``qvalues``, the solved subspace (qa, a) with qa = b - 1 (or b - 2, b - 3: two or
+    three removals, one per mill closed): un-move the mover's man that closed as many mills, put
+    the removed men back on empty points. A superset: ``resolve_candidates`` then computes each
+    one's outcome exactly."""
     n, adj, point_mills, opts = g.n, g.adj, g.point_mills, g.opts
     flying = opts[OPT_FLY] != 0 and a == 3
     nq = qvalues.shape[0]
@@ -179,8 +207,8 @@ def mark_removal_candidates(a, b, value, count, removals, qa, qvalues, g, ix):
             while t:
                 lowt = t & -t
                 t ^= lowt
-                if mills_formed(qo, ctz(lowt), point_mills) == 0:
-                    continue
+                if mills_formed(qo, ctz(lowt), point_mills) < removed:
+                    continue  # (its origin is empty in qo, so these are the mills it closed)
                 fs = empty if flying else adj[ctz(lowt)] & empty
                 while fs:
                     lowf = fs & -fs
@@ -197,7 +225,14 @@ def mark_removal_candidates(a, b, value, count, removals, qa, qvalues, g, ix):
                         while r2s:
                             low2 = r2s & -r2s
                             r2s ^= low2
-                            mark(pm, qm | low1 | low2, value, count, removals, ix)
+                            if removed == 2:
+                                mark(pm, qm | low1 | low2, value, count, removals, ix)
+                                continue
+                            r3s = r2s  # the third: higher still
+                            while r3s:
+                                low3 = r3s & -r3s
+                                r3s ^= low3
+                                mark(pm, qm | low1 | low2 | low3, value, count, removals, ix)
 
 
 @helper
@@ -208,7 +243,7 @@ def mark(pm, po, value, count, removals, ix):
 
 
 @nb.njit(cache=True, parallel=True)
-def resolve_candidates(a, b, value, count, removals, g, ix, fewer1, fewer2):
+def resolve_candidates(a, b, value, count, removals, g, ix, fewer1, fewer2, fewer3):
     """Exact removal outcome (and, where it allows a loss, the count) of each marked position."""
     n = g.n
     slots = value.shape[0]
@@ -223,5 +258,5 @@ def resolve_candidates(a, b, value, count, removals, g, ix, fewer1, fewer2):
                 continue
             m, o = unrank_position(a, b, slot, ix)
             removals[slot], count[slot] = settle_removals(
-                a, b, m, o, succ, syms, removed_syms, removed_canon, g, ix, fewer1, fewer2,
+                a, b, m, o, succ, syms, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3,
             )

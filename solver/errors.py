@@ -40,6 +40,12 @@ class OutsideDatabaseError(DatabaseError):
     """A position the database cannot answer (men in hand: the placing phase)."""
 
 
+class PlanError(MorrisError):
+    """A run that cannot be done here: its peak memory does not fit."""
+
+    exit_code = 1
+
+
 class DepthOverflow(MorrisError, OverflowError):
     """A depth too long for the uint16 values of the format."""
 

@@ -25,38 +25,12 @@ from solver.rules import make_rules
 from solver.engine.run import solve
 from solver.database.storage import Database
 from solver.database.verify import verify
+from solver.index.counting import positions_up_to_symmetry
 
 quiet = {"progress": False, "echo": lambda s: None}
 
 
-def burnside_positions(board, a: int, b: int) -> int:
-    """Positions of (a, b) up to symmetry, counted by Burnside's lemma: the average number of
-    positions each symmetry fixes. A fixed position paints each cycle of the permutation wholly
-    mover, opponent or empty. Independent of the index."""
-    total = 0
-    for perm in board.symmetries:
-        seen, cycles = set(), []
-        for start in range(board.n):
-            if start in seen:
-                continue
-            length, p = 0, start
-            while p not in seen:
-                seen.add(p)
-                p = perm[p]
-                length += 1
-            cycles.append(length)
-        # ways[(x, y)]: paintings of the cycles so far with x mover and y opponent points
-        ways = {(0, 0): 1}
-        for length in cycles:
-            nxt: dict[tuple[int, int], int] = {}
-            for (x, y), w in ways.items():
-                for dx, dy in ((0, 0), (length, 0), (0, length)):
-                    if x + dx <= a and y + dy <= b:
-                        nxt[(x + dx, y + dy)] = nxt.get((x + dx, y + dy), 0) + w
-            ways = nxt
-        total += ways.get((a, b), 0)
-    assert total % len(board.symmetries) == 0
-    return total // len(board.symmetries)
+burnside_positions = positions_up_to_symmetry  # Burnside's lemma: independent of the index
 
 
 @pytest.mark.parametrize(

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import click
 
+from ..errors import PlanError, RulesError
 from .common import db_option, echo_json, format_table, get_rules, json_option, quiet_option, rules_options, threads_option
 
 DEFAULT_MAX_MEN = 4
@@ -21,12 +23,18 @@ DEFAULT_MAX_MEN = 4
 )
 @db_option
 @threads_option
+@click.option("--dry-run", is_flag=True, help="print the plan (positions, memory, disk, time per pair) and solve nothing")
+@click.option(
+    "--max-memory", type=str, default=None, metavar="SIZE",
+    help="refuse a run whose peak memory exceeds SIZE, e.g. 16GiB [default: the machine's memory]",
+)
 @quiet_option
 @json_option("a JSON object per finished or skipped pair, then a summary; no progress bars")
-def solve(rules_name, options, max_men, db_path, threads, quiet, as_json):
+def solve(rules_name, options, max_men, db_path, threads, dry_run, max_memory, quiet, as_json):
     """Solve the moving phase (no men in hand) up to --max-men men a side.
 
     Subspaces already in the database are skipped, so a rerun after an interruption resumes.
+    A run whose peak memory would not fit is refused before any work (see --dry-run).
     """
     from ..database.storage import default_path
     from ..engine.plan import check_solvable, use_threads
@@ -38,6 +46,13 @@ def solve(rules_name, options, max_men, db_path, threads, quiet, as_json):
     check_solvable(rules, max_men)
     use_threads(threads)
     db_path = db_path or default_path(rules)
+    limit = parse_size(max_memory) if max_memory else None
+    plan = make_plan(rules, max_men, db_path, limit, measure=dry_run)
+    if dry_run:
+        show_plan(plan, db_path, as_json)
+    check_fits(plan)
+    if dry_run:
+        return
 
     def on_pair(rows):
         if as_json:
@@ -65,6 +80,86 @@ def solve(rules_name, options, max_men, db_path, threads, quiet, as_json):
         f"{len(new)} subspaces solved, {len(rows) - len(new)} skipped; {positions:,} positions in {secs:.1f} s"
         + (f" ({positions / secs / 1e6:.2f} M positions/s)" if new and secs > 0 else "")
     )
+
+
+def parse_size(text: str) -> int:
+    """Bytes in '16GiB', '16G', '512MiB', '2e9' (powers of 1024 for K, M, G, T)."""
+    units = {"": 1, "B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+    t = text.strip().upper().replace("IB", "").replace("B", "") if text.strip()[-1:].isalpha() else text.strip()
+    unit = t[-1:] if t[-1:].isalpha() else ""
+    try:
+        value = float(t[: len(t) - len(unit)])
+    except ValueError:
+        value = -1
+    if unit not in units or value <= 0:
+        raise RulesError(f"--max-memory {text!r}: give a size such as 16GiB, 512MiB or 2e10")
+    return int(value * units[unit])
+
+
+def make_plan(rules, max_men, db_path, limit, measure):
+    """The plan of a run into ``db_path``: what is done already, and (``measure``) the rate
+    that turns positions into time, from the database or a short run of the chain to 4 men."""
+    from ..database.storage import Database
+    from ..engine.estimate import measured_rate, plan_run
+    from ..engine.plan import pairs_up_to
+
+    done, rate, source = set(), None, "not measured"
+    if db_path.exists() or Path(str(db_path) + ".parts").exists():
+        with Database(db_path, rules) as db:
+            done = {(s.mover, s.opponent) for s in db.subspaces()}
+            if measure:
+                rate, source = measured_rate(db)
+    if measure and rate is None:
+        from ..engine.bench import run_bench
+
+        small = min(4, rules.men, rules.board_data.n // 2)
+        report = run_bench(rules, pairs_up_to(small))
+        rate = report.to_dict()["positions_per_s"]
+        source = f"measured now on the chain to {small} men (larger pairs run slower)"
+    return plan_run(rules, pairs_up_to(max_men), done, rate, source, memory_bytes=limit)
+
+
+def check_fits(plan) -> None:
+    if not plan.fits():
+        peak = plan.peak
+        raise PlanError(
+            f"pair {peak.pair} needs about {mib(peak.peak_bytes):,} MiB at its peak, more than the "
+            f"{mib(plan.memory_bytes):,} MiB allowed (--max-memory; see morris solve --dry-run)"
+        )
+
+
+def mib(n: int) -> int:
+    return round(n / (1 << 20))
+
+
+def show_plan(plan, db_path, as_json) -> None:
+    if as_json:
+        for p in plan.pairs:
+            echo_json(p.to_dict())
+        echo_json(dict(plan.to_dict(), database=str(db_path)))
+        return
+    head = ("pair", "positions", "slots", "working MiB", "inputs MiB", "peak MiB", "disk MiB", "est. s", "status")
+    rows = [
+        (
+            p.pair, f"{p.positions:,}", f"{p.slots:,}", f"{mib(p.working_bytes):,}", f"{mib(p.input_bytes):,}",
+            f"{mib(p.peak_bytes):,}", f"{mib(p.disk_bytes):,}", "-" if p.seconds is None else f"{p.seconds:,.0f}",
+            "done" if p.done else "to solve",
+        )
+        for p in plan.pairs
+    ]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
+    click.echo(f"plan: {plan.rules.describe()} into {db_path}")
+    click.echo("  ".join(h.rjust(w) for h, w in zip(head, widths)))
+    for r in rows:
+        click.echo("  ".join(x.rjust(w) for x, w in zip(r, widths)))
+    d = plan.to_dict()
+    click.echo(
+        f"total: {d['positions']:,} positions ({d['positions_to_solve']:,} to solve); peak memory "
+        f"{mib(d['peak_bytes']):,} MiB ({d['peak_pair']}) of {mib(d['memory_bytes']):,} MiB; disk at most "
+        f"{mib(d['disk_bytes']):,} MiB"
+    )
+    if d["seconds"] is not None:
+        click.echo(f"estimated time: {d['seconds'] / 60:,.1f} min at {d['rate_positions_per_s'] / 1e6:.2f} M positions/s ({d['rate_source']})")
 
 
 @click.command()

@@ -15,7 +15,7 @@ from ..database.storage import Database
 from ..index import board_index
 from ..rules.rulesets import RuleSet
 from .pair import solve_pair, warm_up
-from .plan import SolvedValues, removal_depth
+from .plan import SolvedValues
 
 
 @dataclass
@@ -81,17 +81,16 @@ def run_bench(
 ) -> BenchReport:
     """Solve ``pairs`` in memory, in order, timing each; the kernels are compiled first."""
     index = board_index(rules.board)
-    values = SolvedValues(db.values if db is not None else None, depth=removal_depth(rules))
+    values = SolvedValues(db.values if db is not None else None)
     warm_up()
     rss_before = peak_rss_mib()
     rows = []
-    for a, b in pairs:
-        values.moving_to(a, b)
+    for i, (a, b) in enumerate(pairs):
+        values.keep_for(rules, pairs[i:])
         t, c = time.perf_counter(), time.process_time()
         results = solve_pair(rules, index, a, b, values)
         wall, cpu = time.perf_counter() - t, time.process_time() - c
-        for r in results:
-            values.add(r.mover, r.opponent, r.values)
+        values.keep_for(rules, pairs[i + 1 :], [(r.mover, r.opponent, r.values) for r in results])
         row = BenchRow(
             f"{a}-{b}" + ("" if a == b else f" + {b}-{a}"), sum(r.positions for r in results), wall, cpu, results[0].held_bytes
         )

@@ -24,6 +24,10 @@ from .kernels import codes, initialise, propagate, removals, schedule
 from .plan import SolvedValues, fewer_men_needed, removal_depth
 
 BLOCK = 1 << 15  # frontier entries per propagation block
+# Working memory per slot of the pair: value 2, count 1, removals 2, two frontier lists 4 + 4,
+# and at most 4 more for the schedule of removal outcomes (one uint32 per scheduled slot).
+WORKING_BYTES_PER_SLOT = 2 + 1 + 2 + 4 + 4
+SCHEDULE_BYTES_PER_SLOT = 4
 NONE = np.zeros(1, dtype=np.uint16)  # stands for a smaller subspace that no removal reaches
 
 

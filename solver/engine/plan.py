@@ -61,13 +61,26 @@ def use_threads(threads: int | None) -> None:
     numba.set_num_threads(threads)
 
 
+def pair_inputs(rules: RuleSet, a: int, b: int) -> list[tuple[int, int]]:
+    """The solved subspaces the pair (a, b) + (b, a) reads: what each half's removals lead into."""
+    halves = [(a, b)] if a == b else [(a, b), (b, a)]
+    return sorted({s for x, y in halves for s in fewer_men_needed(rules, x, y)})
+
+
+def still_needed(rules: RuleSet, pairs: list[tuple[int, int]]) -> set[tuple[int, int]]:
+    """The subspaces that some pair of ``pairs`` reads."""
+    return {s for a, b in pairs for s in pair_inputs(rules, a, b)}
+
+
 class SolvedValues:
     """Values of solved subspaces, kept in memory while a later pair may need them.
 
     ``load(a, b)`` reads one that this run did not solve (from a database); without it, asking for
-    one that is not held raises KeyError. Pairs come in increasing total of men, and a pair of
-    total t needs totals down to t - ``depth`` (``removal_depth``: 1, or up to 3 under per-mill),
-    so ``moving_to`` drops everything below that.
+    one that is not held raises KeyError. A run calls ``keep_for(rules, pairs_left)`` before
+    and after each pair, so that nothing stays that no pair left reads (the mirror half of a pair is
+    often such a subspace). ``moving_to`` is the coarser rule for walking the subspaces of a
+    database in order (``verify``): a pair of total t needs totals down to t - ``depth``
+    (``removal_depth``: 1, or up to 3 under per-mill), so it drops everything below that.
     """
 
     def __init__(self, load: Callable[[int, int], np.ndarray] | None = None, depth: int = 2):
@@ -85,7 +98,20 @@ class SolvedValues:
     def add(self, a: int, b: int, values: np.ndarray) -> None:
         self._held[(a, b)] = values
 
+    def held(self) -> list[tuple[int, int]]:
+        return sorted(self._held)
+
+    def keep_for(self, rules: RuleSet, pairs: list[tuple[int, int]], new=()) -> None:
+        """Hold what ``pairs`` (the pairs still to solve) read and nothing else; ``new`` offers
+        freshly solved (a, b, values), kept only if one of them reads it."""
+        needed = still_needed(rules, pairs)
+        for key in [k for k in self._held if k not in needed]:
+            del self._held[key]
+        for a, b, values in new:
+            if (a, b) in needed:
+                self._held[(a, b)] = values
+
     def moving_to(self, a: int, b: int) -> None:
-        """Forget what no pair from (a, b) on can need."""
+        """Forget what no subspace from (a, b) on can need."""
         for key in [k for k in self._held if sum(k) < a + b - self._depth]:
             del self._held[key]

@@ -14,7 +14,7 @@ from ..database.storage import STAT_KEYS, Database, assemble, write_part
 from ..index import board_index
 from ..rules.rulesets import RuleSet
 from .pair import SubspaceResult, solve_pair, warm_up
-from .plan import SolvedValues, check_solvable, pair_name, pairs_up_to, removal_depth, use_threads
+from .plan import SolvedValues, check_solvable, pair_name, pairs_up_to, use_threads
 
 
 @dataclass
@@ -44,22 +44,22 @@ def solve(
 def _solve_locked(rules, max_men, db_path, progress, echo, on_pair) -> list[SolveRow]:
     index = board_index(rules.board)
     db = Database(db_path, rules, must_exist=False)
-    solved = SolvedValues(lambda x, y: db.values(x, y), depth=removal_depth(rules))
+    solved = SolvedValues(lambda x, y: db.values(x, y))
     rows: list[SolveRow] = []
     try:
-        for a, b in pairs_up_to(max_men):
+        pairs = pairs_up_to(max_men)
+        for i, (a, b) in enumerate(pairs):
             names = sorted({(a, b), (b, a)})
             if all(db.has(*h) for h in names):
                 done = [SolveRow(_stats_of(db.info(*h)), skipped=True) for h in names]
                 echo(f"{pair_name(a, b)}: done already, skipped")
             else:
-                solved.moving_to(a, b)
+                solved.keep_for(rules, pairs[i:])
                 warm_up()
                 results = _solve_one(rules, index, a, b, solved, progress)
                 stats = [_stats_of_result(r) for r in results]
                 write_part(db_path, rules, [(r.values, st) for r, st in zip(results, stats)])
-                for r in results:
-                    solved.add(r.mover, r.opponent, r.values)
+                solved.keep_for(rules, pairs[i + 1 :], [(r.mover, r.opponent, r.values) for r in results])
                 done = [SolveRow(st, skipped=False) for st in stats]
                 db.close()
                 db = Database(db_path, rules, must_exist=False)

@@ -185,23 +185,24 @@ def settle_removals(a, b, m, o, succ, syms, removed_syms, removed_canon, g, ix, 
 
 
 @nb.njit(cache=True, parallel=True)
-def mark_removal_candidates(a, b, value, count, removals, qa, qvalues, g, ix):
+def mark_removal_candidates(a, b, value, count, removals, smaller_mover, smaller_values, g, ix):
     """Mark (count = CANDIDATE) every LAZY position of (a, b) that some move with a removal takes
-    to a loss of ``qvalues``, the solved subspace (qa, a) with qa = b - 1 (or b - 2, b - 3: two or
-    three removals, one per mill closed): un-move the mover's man that closed as many mills, put
-    the removed men back on empty points. A superset: ``resolve_candidates`` then computes each
-    one's outcome exactly."""
+    to a loss of ``smaller_values``, the solved subspace (smaller_mover, a), where smaller_mover is
+    b - 1 (or b - 2, b - 3: two or three removals, one per mill closed): un-move the mover's man
+    that closed as many mills, put the removed men back on empty points. A superset:
+    ``resolve_candidates`` then computes each one's outcome exactly."""
     n, adj, point_mills, opts = g.n, g.adj, g.point_mills, g.opts
     flying = opts[OPT_FLY] != 0 and a == 3
-    nq = qvalues.shape[0]
-    removed = b - qa
+    nq = smaller_values.shape[0]
+    removed = b - smaller_mover
     nchunks = (nq + CHUNK - 1) // CHUNK
     for c in nb.prange(nchunks):
         for q in range(c * CHUNK, min(nq, (c + 1) * CHUNK)):
-            v = qvalues[q]
+            v = smaller_values[q]
             if v == DUP or v == 0 or v % 2 == 0:
                 continue  # not a loss for its side to move
-            qm, qo = unrank_position(qa, a, q, ix)
+            # (qm, qo): the smaller position, whose mover lost men; qo is the mover here after its move
+            qm, qo = unrank_position(smaller_mover, a, q, ix)
             empty = ((1 << n) - 1) & ~(qm | qo)
             t = qo
             while t:

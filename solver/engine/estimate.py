@@ -1,0 +1,143 @@
+"""What a run will cost before it starts: positions, memory, disk and time, pair by pair.
+
+The memory of a pair is what ``pair.solve_pair`` allocates (its working arrays per slot, the
+predecessor buffer) plus the solved subspaces held for it and for later pairs (``SolvedValues``
+with ``keep_for``, simulated here the same way), plus the process itself and the board's index
+tables. Working arrays are counted in full even where the operating system would leave pages of
+them untouched, so the peak is an upper bound. Disk is at most 2 bytes a slot (values are stored
+gzip-compressed, usually to well under that).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field
+
+from ..index import board_index
+from ..index.counting import subspace_positions
+from ..rules.rulesets import RuleSet
+from .pair import BLOCK, SCHEDULE_BYTES_PER_SLOT, WORKING_BYTES_PER_SLOT
+from .plan import pair_inputs, pair_name, still_needed
+
+# The process with its kernels compiled and the 24-point index tables built (measured: about
+# 330 MiB of resident memory on Linux with numba 0.6x; the tables alone are 2^n * 4 bytes).
+PROCESS_BYTES = 400 << 20
+VALUE_BYTES = 2  # a stored value (uint16) per slot
+
+
+@dataclass
+class PairPlan:
+    pair: str
+    subspaces: list[dict]  # {"subspace", "positions", "slots"} per half
+    positions: int
+    slots: int
+    working_bytes: int  # the pair's own arrays while it is solved
+    input_bytes: int  # solved subspaces held in memory meanwhile (for this pair and later ones)
+    peak_bytes: int  # process + index + working + inputs
+    disk_bytes: int  # at most
+    done: bool  # already in the database: skipped
+    seconds: float | None = None  # estimated; None for a pair that is done
+
+    def to_dict(self) -> dict:
+        return dict(asdict(self), event="pair")
+
+
+@dataclass
+class RunPlan:
+    rules: RuleSet
+    pairs: list[PairPlan]
+    memory_bytes: int  # what this machine has
+    rate: float | None  # positions per second the time estimate assumes
+    rate_source: str
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def todo(self) -> list[PairPlan]:
+        return [p for p in self.pairs if not p.done]
+
+    @property
+    def peak(self) -> PairPlan | None:
+        return max(self.todo, key=lambda p: p.peak_bytes, default=None)
+
+    def fits(self) -> bool:
+        peak = self.peak
+        return peak is None or peak.peak_bytes <= self.memory_bytes
+
+    def to_dict(self) -> dict:
+        todo = self.todo
+        peak = self.peak
+        return {
+            "event": "plan",
+            "rules": self.rules.to_dict(),
+            "subspaces": [s for p in self.pairs for s in p.subspaces],
+            "positions": sum(p.positions for p in self.pairs),
+            "positions_to_solve": sum(p.positions for p in todo),
+            "peak_bytes": peak.peak_bytes if peak else 0,
+            "peak_pair": peak.pair if peak else None,
+            "memory_bytes": self.memory_bytes,
+            "fits": self.fits(),
+            "disk_bytes": sum(p.disk_bytes for p in self.pairs),
+            "seconds": round(sum(p.seconds or 0 for p in todo), 1) if self.rate else None,
+            "rate_positions_per_s": round(self.rate) if self.rate else None,
+            "rate_source": self.rate_source,
+        }
+
+
+def machine_memory() -> int:
+    """Physical memory of this machine in bytes."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def plan_run(
+    rules: RuleSet,
+    pairs: list[tuple[int, int]],
+    done: set[tuple[int, int]] = frozenset(),
+    rate: float | None = None,
+    rate_source: str = "no measured rate",
+    memory_bytes: int | None = None,
+) -> RunPlan:
+    """The cost of solving ``pairs`` in order; subspaces in ``done`` are in the database already.
+    ``rate`` (positions per second) turns positions into an estimated time."""
+    index = board_index(rules.board)
+    n = index.n
+    base = PROCESS_BYTES + (1 << n) * 4
+    held: set[tuple[int, int]] = set()
+    out = []
+    for i, (a, b) in enumerate(pairs):
+        halves = [(a, b)] if a == b else [(a, b), (b, a)]
+        subs = [
+            {"subspace": f"{x}-{y}", "positions": subspace_positions(rules.board, x, y), "slots": index.slots(x, y)}
+            for x, y in halves
+        ]
+        slots = sum(s["slots"] for s in subs)
+        positions = sum(s["positions"] for s in subs)
+        is_done = all(h in done for h in halves)
+        if not is_done:
+            held = (held & still_needed(rules, pairs[i:])) | set(pair_inputs(rules, a, b))
+        width = max(y * (n - x - y) + 1 for x, y in halves)  # predecessors of one frontier position
+        working = slots * (WORKING_BYTES_PER_SLOT + SCHEDULE_BYTES_PER_SLOT) + BLOCK * (width + 1) * 8
+        inputs = sum(index.slots(x, y) * VALUE_BYTES for x, y in held)
+        out.append(
+            PairPlan(
+                pair=pair_name(a, b), subspaces=subs, positions=positions, slots=slots,
+                working_bytes=working, input_bytes=inputs, peak_bytes=base + working + inputs,
+                disk_bytes=slots * VALUE_BYTES, done=is_done,
+                seconds=None if is_done or not rate else round(positions / rate, 1),
+            )
+        )
+        if not is_done:
+            held = (held | set(halves)) & still_needed(rules, pairs[i + 1 :])
+    return RunPlan(rules, out, memory_bytes or machine_memory(), rate, rate_source)
+
+
+def measured_rate(db) -> tuple[float | None, str]:
+    """Positions per second of the largest pair the database holds with a stored solving time
+    (larger pairs usually run slower: the estimate is then a lower bound on the time)."""
+    timed = [s for s in db.subspaces() if s.seconds > 0]
+    if not timed:
+        return None, "no solved pair in the database to measure a rate on"
+    top = max(timed, key=lambda s: (s.mover + s.opponent, s.slots))
+    a, b = top.mover, top.opponent
+    halves = [s for s in timed if {s.mover, s.opponent} == {a, b}]
+    positions = sum(s.positions for s in halves)
+    return positions / top.seconds, f"the rate of pair {pair_name(min(a, b), max(a, b))} in the database"

@@ -20,13 +20,13 @@ from ..errors import DepthOverflow
 from ..index import BoardIndex
 from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
-from .kernels import codes, initialise, propagate, removals, schedule
+from .kernels import codes, frontier, initialise, propagate, removals, schedule
 from .plan import SolvedValues, fewer_men_needed, removal_depth
 
 BLOCK = 1 << 15  # frontier entries per propagation block
-# Working memory per slot of the pair: value 2, count 1, removals 2, two frontier lists 4 + 4,
-# and at most 4 more for the schedule of removal outcomes (one uint32 per scheduled slot).
-WORKING_BYTES_PER_SLOT = 2 + 1 + 2 + 4 + 4
+# Working memory per slot of the pair: value 2, count 1, removals 2, two frontier bitmaps 1/8 +
+# 1/8, and at most 4 more for the schedule of removal outcomes (one uint32 per scheduled slot).
+WORKING_BYTES_PER_SLOT = 2 + 1 + 2 + 0.25
 SCHEDULE_BYTES_PER_SLOT = 4
 NONE = np.zeros(1, dtype=np.uint16)  # stands for a smaller subspace that no removal reaches
 
@@ -95,12 +95,13 @@ def solve_pair(
         top = int(schedule.max_removal_level(removal[h]))
         last_scheduled = max(last_scheduled, top)
         order[h], start[h] = schedule.schedule(removal[h], top)
-        cur[h] = np.empty(value[h].shape[0], dtype=np.uint32)
-        nxt[h] = np.empty(value[h].shape[0], dtype=np.uint32)
+        cur[h] = frontier.new_bitmap(value[h].shape[0])
+        nxt[h] = frontier.new_bitmap(value[h].shape[0])
         ncur[h] = schedule.level_zero(value[h], cur[h])
         deferred[h] = np.empty((1024, 2), dtype=np.int64)
         ndef[h] = 0
 
+    block = np.empty(BLOCK, dtype=np.uint32)  # frontier slots read back from the bitmap
     level = 0
     while True:
         for h in halves:
@@ -117,11 +118,12 @@ def solve_pair(
             other = (h[1], h[0])
             front_a, front_b = h
             width = front_b * (g.n - front_a - front_b) + 1  # un-moves of one man, or the pass
-            preds = np.empty((min(BLOCK, max(1, int(ncur[h]))), width), dtype=np.int64)
+            preds = np.empty((min(BLOCK, max(64, int(ncur[h]) + 64)), width), dtype=np.int64)
             npreds = np.empty(preds.shape[0], dtype=np.int64)
-            for lo in range(0, int(ncur[h]), BLOCK):
-                block = cur[h][lo : min(int(ncur[h]), lo + BLOCK)]
-                k = block.shape[0]
+            word, left = 0, int(ncur[h])
+            while left > 0:
+                k, word = frontier.collect(cur[h], word, block[: preds.shape[0]])
+                left -= k
                 propagate.gather_predecessors(
                     block, k, front_a, front_b, value[h], preds, npreds, value[other], count[other], removal[other], g, ix
                 )
@@ -141,7 +143,7 @@ def solve_pair(
         level += 1
 
     seconds = time.perf_counter() - t0
-    held = sum(arr[h].nbytes for arr in (value, count, removal, order, cur, nxt) for h in halves)
+    held = sum(arr[h].nbytes for arr in (value, count, removal, order, cur, nxt) for h in halves) + block.nbytes
     results = []
     for h in halves:
         pos, win, draw, loss, max_win, max_loss = codes.tally(value[h])

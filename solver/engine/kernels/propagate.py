@@ -10,6 +10,7 @@ from ...index.kernels import SYMMETRIC, unrank_position
 from ...rules.bits import ctz
 from ...rules.movegen import MAX_MOVES, OPT_FLY, OPT_MILL_WINS, OPT_PASS, men_in_mills, mills_formed
 from .codes import SYMS, LAZY, NOLOSS, UNKNOWN, may_lose
+from .frontier import add
 from .removals import removal_outcome
 from .slots import slot_of
 from .successors import count_successors, has_move, mill_keeps_men, sort_unique
@@ -75,12 +76,12 @@ def gather_predecessors(frontier, nfront, front_a, front_b, front_value, preds, 
 
 @nb.njit(cache=True)
 def apply_predecessors(
-    frontier, nfront, front_value, preds, npreds, value, count, removals, out, nout, pred_a, pred_b, deferred, ndef,
+    frontier, nfront, front_value, preds, npreds, value, count, removals, decided, nout, pred_a, pred_b, deferred, ndef,
     g, ix,
     fewer1, fewer2, fewer3,
 ):
-    """Serial half of a propagation step: decide predecessors (of subspace (pred_a, pred_b)) and append
-    the decided ones to ``out``. A predecessor left with only removals to try gets its LAZY
+    """Serial half of a propagation step: decide predecessors (of subspace (pred_a, pred_b)) and mark
+    the decided ones in the bitmap ``decided`` (the next level's frontier), counting them in nout. A predecessor left with only removals to try gets its LAZY
     removal outcome now; a loss that must wait for a removal's later level goes to ``deferred``
     (slot, level). Returns (nout, ndef)."""
     n = g.n
@@ -95,7 +96,7 @@ def apply_predecessors(
                 continue
             if lvl % 2 == 0:
                 value[p] = new  # a move to a lost position: win
-                out[nout] = p
+                add(decided, p)
                 nout += 1
                 continue
             if not may_lose(removals[p]):
@@ -115,6 +116,6 @@ def apply_predecessors(
                     continue
             if may_lose(removals[p]) and removals[p] <= lvl + 1:
                 value[p] = new  # every successor wins for the opponent: loss
-                out[nout] = p
+                add(decided, p)
                 nout += 1
     return nout, ndef

@@ -6,15 +6,17 @@ import numba as nb
 import numpy as np
 
 from .codes import is_level
+from .frontier import add
 from ...jit import helper
 
 
 @helper
-def level_zero(value, out):
+def level_zero(value, frontier):
+    """Mark the positions lost already (level 0) in the frontier bitmap; return how many."""
     n = 0
     for s in range(value.shape[0]):
         if value[s] == 1:
-            out[n] = s
+            add(frontier, s)
             n += 1
     return n
 
@@ -41,8 +43,8 @@ def schedule(removals, max_level):
 
 
 @helper
-def take_scheduled(lvl, order, start, value, count, out, nout):
-    """Decide the positions whose removal outcome falls at this level."""
+def take_scheduled(lvl, order, start, value, count, frontier, nout):
+    """Decide the positions whose removal outcome falls at this level (marked in ``frontier``)."""
     if lvl + 1 >= start.shape[0]:
         return nout
     for i in range(start[lvl], start[lvl + 1]):
@@ -51,13 +53,13 @@ def take_scheduled(lvl, order, start, value, count, out, nout):
             continue
         if lvl % 2 == 1 or count[s] == 0:
             value[s] = lvl + 1
-            out[nout] = s
+            add(frontier, s)
             nout += 1
     return nout
 
 
 @helper
-def take_deferred(lvl, deferred, ndef, value, count, out, nout):
+def take_deferred(lvl, deferred, ndef, value, count, frontier, nout):
     """Decide the deferred losses due at this level; drop them from the list."""
     keep = 0
     for i in range(ndef):
@@ -66,7 +68,7 @@ def take_deferred(lvl, deferred, ndef, value, count, out, nout):
         if due == lvl:
             if value[s] == 0 and count[s] == 0:
                 value[s] = lvl + 1
-                out[nout] = s
+                add(frontier, s)
                 nout += 1
         elif due > lvl:
             deferred[keep, 0] = s

@@ -51,16 +51,29 @@ def info(db_path, rules_name, options, as_json):
 @rules_options
 @threads_option
 @quiet_option
+@click.option(
+    "--subspace",
+    "subspaces",
+    multiple=True,
+    metavar="A-B",
+    help="check only this subspace: A men to move, B men of the other side (repeatable) [default: all]",
+)
 @json_option("a JSON object per subspace, then the verdict; no progress bar")
-def verify(db_path, rules_name, options, threads, quiet, as_json):
+def verify(db_path, rules_name, options, threads, quiet, subspaces, as_json):
     """Check every checksum, then every position: its stored value and plies must equal the
-    best over its successors. Exit status 1 on any mismatch."""
-    from ..database.verify import verify as run_verify
+    best over its successors (a draw whose successors are all draws needs no computing). Exit
+    status 1 on any mismatch. --subspace checks only the subspaces named (exit status 2 for a
+    name that is malformed or not in the database)."""
+    from ..database.verify import parse_subspaces, verify as run_verify
 
+    parse_subspaces(subspaces)  # a malformed name fails before any work
     path, rules = database_and_rules(rules_name, options, db_path)
     t0 = time.perf_counter()
     on_check = (lambda c: echo_json(dict(c.to_dict(), event="subspace"))) if as_json else None
-    checks = run_verify(path, threads=threads, progress=not (quiet or as_json), rules=rules, on_check=on_check)
+    checks = run_verify(
+        path, threads=threads, progress=not (quiet or as_json), rules=rules, on_check=on_check,
+        subspaces=subspaces or None,
+    )
     failed = [c for c in checks if not c.ok]
     total = sum(c.positions for c in checks)
     secs = time.perf_counter() - t0
@@ -75,10 +88,13 @@ def verify(db_path, rules_name, options, threads, quiet, as_json):
             sys.exit(1)
         return
     width = max(8, *(len(c.name) for c in checks)) if checks else 8
-    click.echo(f"{'subspace':>{width}}  {'positions':>13}  checksum  {'mismatches':>10}")
+    click.echo(f"{'subspace':>{width}}  {'positions':>13}  checksum  {'mismatches':>10}  {'seconds':>7}  checked by")
     for c in checks:
         status = "missing " + c.missing if c.missing else "unreadable" if c.error else f"{c.mismatches:>10,}"
-        click.echo(f"{c.name:>{width}}  {c.positions:>13,}  {'ok' if c.checksum_ok else 'BAD':>8}  {status}")
+        line = f"{c.name:>{width}}  {c.positions:>13,}  {'ok' if c.checksum_ok else 'BAD':>8}  {status}"
+        if c.method:
+            line += f"  {c.seconds:7.2f}  {c.method}"
+        click.echo(line)
     for c in failed:
         if c.error:
             click.echo(f"  {c.error}", err=True)

@@ -1,26 +1,68 @@
-"""``morris verify``: checksums, then every position against the best over its successors."""
+"""``morris verify``: checksums, then every position against the best over its successors.
+
+The kernels (``verify_kernels``) do the work, in one of three ways per subspace that give the same
+verdict on every slot: the twin walk checks every position in full; the sweep and the marked walk
+check in full all but the draws whose successors are all draws, which need nothing computed. The
+sweep serves where few positions are wins, losses or draws next to one (the subspaces with many
+men), the marked walk where more are (a side that flies), the twin walk where a removal leaves
+the opponent two men and where most positions are wins or losses. A subspace is checked in
+chunks of its runs, so that the progress bar moves; ``subspaces`` picks the ones to check (those
+they read are loaded from the database all the same).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numba
 import numpy as np
 
 from ..engine.plan import SolvedValues, fewer_men_needed, removal_depth, use_threads
-from ..errors import DatabaseError
+from ..errors import DatabaseError, MorrisError
 from ..index import board_index
 from ..rules.movegen import MAX_MOVES
 from ..rules.notation import Position, format_position
 from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
 from ..values import DUP, describe
-from .storage import Database, checksum
-from .verify_kernels import expected_value, verify_subspace
+from .storage import Database, SubspaceInfo, checksum
+from .verify_kernels import check_duplicates, expected_value, mark_predecessors, not_draws, sweep, verify_from_twin
 
 MAX_LISTED = 5
 NONE = np.zeros(1, dtype=np.uint16)  # stands for a smaller subspace that no removal reaches
+CHUNK_SLOTS = 4_000_000  # slots per kernel call: the progress bar moves once per chunk
+BLOCKS_PER_THREAD = 4  # blocks of runs per thread in a call: slack for runs of unequal cost
+SWEEP_SHARE = 0.25  # the sweep where it would check at most this share of the positions in full
+REMOVAL_CANDIDATES = 4  # the marked walk where the removals' candidates are at most this many a position
+SAMPLE_SOURCES = 4096  # successors whose candidates are counted to estimate them all
+NO_MARKS = np.zeros(1, dtype=np.uint8)
+TWIN_WALK, MARKED_WALK, SWEEP = "twin walk", "marked walk", "sweep"
+
+
+class SubspaceChoiceError(MorrisError):
+    """A ``--subspace`` that is malformed or not in the database (bad input: exit status 2)."""
+
+
+SUBSPACE_NAME = re.compile(r"^(\d+)-(\d+)$")
+
+
+def parse_subspaces(names: Iterable[str]) -> list[tuple[int, int]]:
+    """(mover, opponent) of each name "A-B", in the order given, without repeats."""
+    out: list[tuple[int, int]] = []
+    for name in names:
+        m = SUBSPACE_NAME.match(name.strip())
+        if not m:
+            raise SubspaceChoiceError(
+                f"--subspace {name!r}: expected the men of the side to move and of the other side, like 8-8"
+            )
+        key = (int(m.group(1)), int(m.group(2)))
+        if key not in out:
+            out.append(key)
+    return out
 
 
 @dataclass
@@ -32,6 +74,8 @@ class SubspaceCheck:
     examples: list[str] = field(default_factory=list)
     missing: str | None = None  # a subspace it needs that the database lacks
     error: str | None = None  # data that cannot be read
+    method: str | None = None  # TWIN_WALK, MARKED_WALK or SWEEP, once its positions were checked
+    seconds: float = 0.0  # wall time of the check, reading the values included
 
     @property
     def ok(self) -> bool:
@@ -41,7 +85,7 @@ class SubspaceCheck:
         return {
             "subspace": self.name, "positions": self.positions, "checksum_ok": self.checksum_ok,
             "mismatches": self.mismatches, "missing": self.missing, "error": self.error,
-            "examples": self.examples, "ok": self.ok,
+            "examples": self.examples, "ok": self.ok, "method": self.method, "seconds": round(self.seconds, 3),
         }
 
 
@@ -51,67 +95,207 @@ def verify(
     progress: bool = True,
     rules: RuleSet | None = None,
     on_check: Callable[[SubspaceCheck], None] | None = None,
+    subspaces: Iterable[str] | None = None,
+    method: str | None = None,
 ) -> list[SubspaceCheck]:
-    """Check every subspace of the database; with ``rules``, a database of another rule set is
-    refused (MismatchError). ``on_check`` hears each subspace's check as it is done."""
+    """Check every subspace of the database, or those named in ``subspaces`` ("A-B"; a name
+    that is malformed or not in the database raises SubspaceChoiceError before any work); with
+    ``rules``, a database of another rule set is refused (MismatchError). ``on_check`` hears
+    each subspace's check as it is done. ``method`` (TWIN_WALK, MARKED_WALK or SWEEP, for the
+    tests and the benchmark) forces one way where it can serve; by default each subspace gets
+    the one that should be fastest."""
+    chosen = None if subspaces is None else parse_subspaces(subspaces)
     use_threads(threads)
     checks: list[SubspaceCheck] = []
     with Database(db_path, rules) as db:
-        rules = db.rules
-        index = board_index(rules.board)
-        g, ix = game_tables(rules), index.tables
-        values = SolvedValues(db.values, depth=removal_depth(rules))
         subs = db.subspaces()
+        if chosen is not None:
+            lacking = [f"{a}-{b}" for a, b in chosen if not db.has(a, b)]
+            if lacking:
+                held = ", ".join(s.name for s in subs) or "none"
+                raise SubspaceChoiceError(f"--subspace {', '.join(lacking)}: not in {db_path} (it holds {held})")
+            subs = [s for s in subs if (s.mover, s.opponent) in chosen]
+        run = _Run(db, method)
         bar = None
         if progress:
             from tqdm import tqdm
 
-            bar = tqdm(total=sum(s.slots for s in subs), unit="pos", unit_scale=True, desc="verify")
+            bar = tqdm(total=sum(s.positions for s in subs), unit="pos", unit_scale=True, desc="verify")
         try:
             for s in subs:
-                a, b = s.mover, s.opponent
-                values.moving_to(a, b)
-                check = _check_subspace(db, rules, index, g, ix, values, s)
+                if bar:
+                    bar.set_postfix_str(s.name)
+                t0 = time.perf_counter()
+                check = run.check(s, bar.update if bar else None)
+                check.seconds = time.perf_counter() - t0
                 checks.append(check)
                 if on_check:
                     on_check(check)
-                if bar:
-                    bar.update(s.slots)
         finally:
             if bar:
                 bar.close()
     return checks
 
 
-def _check_subspace(db, rules, index, g, ix, values, s) -> SubspaceCheck:
-    a, b = s.mover, s.opponent
-    try:
-        v = values(a, b)
-    except DatabaseError as e:
-        return SubspaceCheck(s.name, s.positions, False, error=str(e))
-    check = SubspaceCheck(s.name, s.positions, checksum(v) == s.checksum)
-    fewer = fewer_men_needed(rules, a, b)
-    lacking = [f"{x}-{y}" for x, y in [(b, a), *fewer] if not db.has(x, y)]
-    if lacking:
-        check.missing = ", ".join(lacking)
-        return check
-    try:
-        twin = values(b, a)
-        fewer1, fewer2, fewer3 = (values(b - k, a) if (b - k, a) in fewer else NONE for k in (1, 2, 3))
-    except DatabaseError as e:
-        check.error = f"a subspace it needs is unreadable: {e}"
-        return check
-    bad = np.full(MAX_LISTED, -1, dtype=np.int64)
-    check.mismatches = int(verify_subspace(a, b, v, twin, fewer1, fewer2, fewer3, g, ix, bad, MAX_LISTED))
-    buf = np.empty((MAX_MOVES, 5), dtype=np.int64)
-    for slot in bad[bad >= 0]:
-        m, o = index.unrank(a, b, int(slot))
-        if index.is_canonical(a, b, int(slot)):
-            want = expected_value(m, o, buf, twin, fewer1, fewer2, fewer3, b, g, ix)
+class _Run:
+    """What the checks of one database share: its tables, the values of the subspaces that
+    later checks still read, their slots that are not draws, and the sweep's marks."""
+
+    def __init__(self, db: Database, method: str | None):
+        self.db, self.rules, self.method = db, db.rules, method
+        self.index = board_index(self.rules.board)
+        self.g, self.ix = game_tables(self.rules), self.index.tables
+        self.depth = removal_depth(self.rules)
+        self.values = SolvedValues(db.values, depth=self.depth)
+        self.not_draws: dict[tuple[int, int], np.ndarray] = {}
+        self.marks = np.zeros(0, dtype=np.uint8)  # reused: fresh pages cost a fault each
+        self.nblocks = BLOCKS_PER_THREAD * numba.get_num_threads()
+
+    def check(self, s: SubspaceInfo, advance: Callable[[int], None] | None) -> SubspaceCheck:
+        a, b = s.mover, s.opponent
+        self.values.moving_to(a, b)
+        for key in [k for k in self.not_draws if sum(k) < a + b - self.depth]:
+            del self.not_draws[key]
+        progress = _Progress(s.positions, advance)
+        try:
+            return self._check(s, progress)
+        finally:
+            progress.finish()
+
+    def _check(self, s: SubspaceInfo, progress: _Progress) -> SubspaceCheck:
+        a, b = s.mover, s.opponent
+        index, g, ix, nblocks = self.index, self.g, self.ix, self.nblocks
+        try:
+            v = self.values(a, b)
+        except DatabaseError as e:
+            return SubspaceCheck(s.name, s.positions, False, error=str(e))
+        check = SubspaceCheck(s.name, s.positions, checksum(v) == s.checksum)
+        fewer = fewer_men_needed(self.rules, a, b)
+        lacking = [f"{x}-{y}" for x, y in [(b, a), *fewer] if not self.db.has(x, y)]
+        if lacking:
+            check.missing = ", ".join(lacking)
+            return check
+        try:
+            twin = self.values(b, a)
+            fewer1, fewer2, fewer3 = (self.values(b - k, a) if (b - k, a) in fewer else NONE for k in (1, 2, 3))
+        except DatabaseError as e:
+            check.error = f"a subspace it needs is unreadable: {e}"
+            return check
+        # The kernels index these by slot without bounds checks: their lengths come first.
+        arrays = [((a, b), v), ((b, a), twin)] + [((b - k, a), f) for k, f in ((1, fewer1), (2, fewer2), (3, fewer3))]
+        for (x, y), arr in arrays:
+            if arr is not NONE and arr.shape != (index.slots(x, y),):
+                check.error = f"subspace {x}-{y} holds {arr.size:,} values, not the {index.slots(x, y):,} slots of its index"
+                return check
+
+        bad = np.full(MAX_LISTED, -1, dtype=np.int64)
+        method, sources = self._plan(s, [twin, fewer1, fewer2, fewer3])
+        check.method = method
+        if method != TWIN_WALK:
+            if self.marks.size < v.size:
+                self.marks = np.zeros(v.size, dtype=np.uint8)
+            marks = self.marks[: v.size]
+            marks[:] = 0
+            for k, src in sources:
+                if k > 0 or method == SWEEP:  # the marked walk marks the moves without removal run by run
+                    mark_predecessors(a, b, k, src, nblocks, marks, g, ix, False)
+        if method == SWEEP:
+            runs = int(index.rep_count[a])
+            for r0, r1 in _chunks(runs, int(ix.binom[ix.n - a, b])):
+                check.mismatches += int(
+                    sweep(a, b, r0, r1, nblocks, v, marks, twin, fewer1, fewer2, fewer3, g, ix, bad, MAX_LISTED)
+                )
+                progress(r1, runs)
         else:
-            want = DUP
-        pos = format_position(Position(m, o, "w"), rules.board_data)
-        check.examples.append(
-            f"{s.name} slot {int(slot)} ({pos}): stored {describe(int(v[slot]))}, successors give {describe(int(want))}"
-        )
-    return check
+            skip = method == MARKED_WALK
+            check.mismatches = int(check_duplicates(a, b, 0, int(index.rep_count[a]), nblocks, v, ix, bad, MAX_LISTED))
+            runs = int(index.rep_count[b])  # the twin's orbit minima, each a run of C(n - b, a) slots
+            for r0, r1 in _chunks(runs, int(ix.binom[ix.n - b, a])):
+                check.mismatches += int(
+                    verify_from_twin(
+                        a, b, r0, r1, nblocks, skip, marks if skip else NO_MARKS, v, twin, fewer1, fewer2, fewer3,
+                        g, ix, bad, MAX_LISTED,
+                    )
+                )
+                progress(r1, runs)
+        check.examples = self._examples(s, v, twin, fewer1, fewer2, fewer3, bad)
+        return check
+
+    def _plan(self, s: SubspaceInfo, successors: list[np.ndarray]) -> tuple[str, list[tuple[int, np.ndarray]]]:
+        """How to check (a, b), and for the sweep and the marked walk the sources of their
+        candidates: (k, the canonical slots of (b - k, a) that hold no draw) for each k.
+
+        The twin walk where a removal leaves the opponent two men (a loss that no subspace
+        stores: only the walk of every position sees it) or most positions are wins or losses
+        (all are checked in full then); else the sweep where it would check at most SWEEP_SHARE
+        of the positions in full (the wins and losses, and the candidates); else the marked walk
+        where the candidates of the moves with a removal stay below REMOVAL_CANDIDATES a
+        position; the twin walk elsewhere. ``self.method`` forces one where it can serve."""
+        a, b = s.mover, s.opponent
+        if self.method == TWIN_WALK or b - self.rules.most_removals(a) < 3:
+            return TWIN_WALK, []
+        if self.method is None and 2 * (s.win + s.loss) > s.positions:
+            return TWIN_WALK, []
+        sources = []
+        by_move = by_removal = 0.0
+        for k, values in enumerate(successors):
+            if values is NONE:
+                continue
+            if (b - k, a) not in self.not_draws:
+                self.not_draws[(b - k, a)] = not_draws(b - k, a, values, self.nblocks, self.ix)
+            src = self.not_draws[(b - k, a)]
+            sample = src[:: max(1, src.size // SAMPLE_SOURCES)]
+            if sample.size:
+                counted = mark_predecessors(a, b, k, sample, self.nblocks, NO_MARKS, self.g, self.ix, True)
+                if k == 0:
+                    by_move += int(counted) * src.size / sample.size
+                else:
+                    by_removal += int(counted) * src.size / sample.size
+            sources.append((k, src))
+        if self.method is not None:
+            return self.method, sources
+        if s.win + s.loss + by_move + by_removal <= SWEEP_SHARE * s.positions:
+            return SWEEP, sources
+        if by_removal <= REMOVAL_CANDIDATES * s.positions:
+            return MARKED_WALK, sources
+        return TWIN_WALK, []
+
+    def _examples(self, s, v, twin, fewer1, fewer2, fewer3, bad) -> list[str]:
+        """The mismatched slots in words, each recomputed with the direct ``expected_value``."""
+        a, b = s.mover, s.opponent
+        buf = np.empty((MAX_MOVES, 5), dtype=np.int64)
+        out = []
+        for slot in bad[bad >= 0]:
+            m, o = self.index.unrank(a, b, int(slot))
+            if self.index.is_canonical(a, b, int(slot)):
+                want = expected_value(m, o, buf, twin, fewer1, fewer2, fewer3, b, self.g, self.ix)
+            else:
+                want = DUP
+            pos = format_position(Position(m, o, "w"), self.rules.board_data)
+            out.append(
+                f"{s.name} slot {int(slot)} ({pos}): stored {describe(int(v[slot]))}, successors give {describe(int(want))}"
+            )
+        return out
+
+
+class _Progress:
+    """Moves the bar by a subspace's positions in proportion to the runs done."""
+
+    def __init__(self, positions: int, advance: Callable[[int], None] | None):
+        self.positions, self.advance, self.done = positions, advance, 0
+
+    def __call__(self, runs_done: int, runs: int) -> None:
+        if self.advance:
+            step = self.positions * runs_done // runs - self.done
+            self.advance(step)
+            self.done += step
+
+    def finish(self) -> None:
+        self(1, 1)
+
+
+def _chunks(runs: int, per_run: int):
+    """(r0, r1): runs of ``per_run`` slots, about CHUNK_SLOTS slots a chunk."""
+    step = max(1, CHUNK_SLOTS // max(1, per_run))
+    for r0 in range(0, runs, step):
+        yield r0, min(runs, r0 + step)

@@ -1,0 +1,325 @@
+"""``morris verify``: its three ways (the twin walk, the marked walk, the sweep) against the direct
+check (every successor ranked in full), on fresh databases and on single changes; the facts about
+``generate_moves`` that the sweep and the marked walk rely on; ``--subspace`` and ``--json``."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from solver.cli import main
+from solver.database.storage import Database
+from solver.database.verify import MARKED_WALK, NONE, SWEEP, TWIN_WALK, verify
+from solver.database import verify_kernels as vk
+from solver.engine.plan import fewer_men_needed
+from solver.engine.run import solve
+from solver.index import board_index
+from solver.index.kernels import SYMMETRIC
+from solver.rules import make_rules
+from solver.rules import movegen as mg
+from solver.rules.tables import game_tables
+from solver.values import DUP, decode
+
+quiet = {"progress": False, "echo": lambda s: None}
+
+
+@pytest.fixture(scope="module")
+def std_db(tmp_path_factory) -> Path:
+    """Standard rules up to 4 men: 3-x by the twin walk, 4-4 by the sweep."""
+    path = tmp_path_factory.mktemp("verify") / "standard.h5"
+    solve(make_rules("standard"), 4, path, **quiet)
+    return path
+
+
+@pytest.fixture(scope="module")
+def six_db(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("verify") / "six.h5"
+    solve(make_rules("six"), 5, path, **quiet)
+    return path
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def direct_counts(path: Path, names=None) -> dict[str, int]:
+    """Mismatches per subspace by the direct check, slot by slot (``verify_subspace``)."""
+    out = {}
+    with Database(path) as db:
+        rules = db.rules
+        ix, g = board_index(rules.board).tables, game_tables(rules)
+        for s in db.subspaces():
+            if names is not None and s.name not in names:
+                continue
+            a, b = s.mover, s.opponent
+            fewer = fewer_men_needed(rules, a, b)
+            f = [db.values(b - k, a) if (b - k, a) in fewer else NONE for k in (1, 2, 3)]
+            bad = np.full(5, -1, dtype=np.int64)
+            out[s.name] = int(vk.verify_subspace(a, b, db.values(a, b), db.values(b, a), *f, g, ix, bad, 5))
+    return out
+
+
+def counts(path: Path, method: str | None = None, names=None) -> dict[str, int]:
+    return {c.name: c.mismatches for c in verify(path, progress=False, method=method, subspaces=names)}
+
+
+def all_ways(path: Path, names=None) -> dict[str, int]:
+    """The mismatches per subspace, the same by each way (each forced where it can serve)."""
+    got = counts(path, TWIN_WALK, names)
+    assert counts(path, MARKED_WALK, names) == got
+    assert counts(path, SWEEP, names) == got
+    return got
+
+
+def changed(src: Path, dst: Path, subspace: str, slot: int, value: int) -> Path:
+    shutil.copy(src, dst)
+    with h5py.File(dst, "r+") as f:
+        f["subspaces"][subspace][slot] = value
+    return dst
+
+
+def test_fresh_database_passes_by_both_ways(std_db):
+    checks = verify(std_db, progress=False)
+    assert [c.name for c in checks] == ["3-3", "3-4", "4-3", "4-4"] and all(c.ok for c in checks)
+    assert {c.name: c.method for c in checks} == {"3-3": TWIN_WALK, "3-4": MARKED_WALK, "4-3": TWIN_WALK, "4-4": SWEEP}
+    assert all_ways(std_db) == {"3-3": 0, "3-4": 0, "4-3": 0, "4-4": 0}
+
+
+def _symmetric_canonical_slot(a, b, values, rng):
+    """A canonical slot, not a draw, whose mover set has a non-trivial stabiliser."""
+    bi = board_index("standard")
+    per = bi.slots(a, b) // int(bi.rep_count[a])
+    off = int(bi.tables.rep_offset[a])
+    slots = [s for s in np.flatnonzero((values != 0) & (values != DUP))
+             if bi.tables.mask_info[bi.tables.reps[off + s // per]] & SYMMETRIC]
+    return int(rng.choice(slots))
+
+
+@pytest.mark.parametrize("subspace", ["3-3", "4-4"])
+def test_changed_value_with_symmetric_mover_is_caught(std_db, tmp_path, subspace):
+    """3-3 has the most slots per position; in 4-4 (the sweep) a win or loss two plies off."""
+    a, b = map(int, subspace.split("-"))
+    with Database(std_db) as db:
+        values = db.values(a, b)
+    slot = _symmetric_canonical_slot(a, b, values, random.Random(5))
+    bad = changed(std_db, tmp_path / "bad.h5", subspace, slot, int(values[slot]) + 2)
+    reached = [subspace, f"{b}-{a + 1}"][: 2 if a + 1 <= 4 else 1]  # itself, what removes into it
+    checks = {c.name: c for c in verify(bad, progress=False, subspaces=reached)}
+    assert checks[subspace].mismatches >= 1 and not checks[subspace].checksum_ok
+    assert any(f"slot {slot} " in e for e in checks[subspace].examples)
+    assert all_ways(bad, reached) == {c.name: c.mismatches for c in checks.values()}
+
+
+def _removal_successor(std_db):
+    """(slot of a 4-4 draw, slot of a 3-4 draw that it reaches by a move with a removal)."""
+    rules = make_rules("standard")
+    bi = board_index("standard")
+    g = game_tables(rules)
+    buf = np.empty((mg.MAX_MOVES, 5), dtype=np.int64)
+    with Database(std_db) as db:
+        v44, v34 = db.values(4, 4), db.values(3, 4)
+    for slot in range(0, v44.size, 7):
+        if v44[slot] != 0:
+            continue
+        m, o = bi.unrank(4, 4, slot)
+        if not bi.is_canonical(4, 4, slot):
+            continue
+        for row in buf[: mg.generate_moves(m, o, 0, 0, g, buf)]:
+            if row[2] >= 0:
+                m2, o2, _ = mg.apply_move(m, o, 0, *map(int, row))
+                succ = bi.rank(o2, m2)
+                if v34[succ] == 0:
+                    return slot, succ
+    raise AssertionError("no 4-4 draw with a removal into a 3-4 draw")
+
+
+def test_value_reached_only_by_a_removal_is_caught_by_the_sweep(std_db, tmp_path):
+    """A 3-4 draw made a loss in 0: the 4-4 draw that removes into it is then a win in 1, and
+    only the candidates of moves with a removal can mark it."""
+    p, s = _removal_successor(std_db)
+    bad = changed(std_db, tmp_path / "bad.h5", "3-4", s, 1)
+    checks = {c.name: c for c in verify(bad, progress=False)}
+    assert not checks["3-4"].ok and checks["3-3"].ok
+    assert checks["4-4"].method == SWEEP and checks["4-4"].mismatches >= 1
+    if checks["4-4"].mismatches <= len(checks["4-4"].examples):
+        assert any(f"slot {p} " in e and "successors give win in 1" in e for e in checks["4-4"].examples)
+    assert all_ways(bad, ["4-4", "3-4"]) == {"3-4": checks["3-4"].mismatches, "4-4": checks["4-4"].mismatches}
+
+
+@pytest.mark.parametrize("how", ["canonical to DUP", "duplicate to draw", "duplicate to win"])
+def test_changed_dup_marker_is_caught(std_db, tmp_path, how):
+    bi = board_index("standard")
+    with Database(std_db) as db:
+        values = db.values(4, 4)
+    canonical = bi.unrank_many(4, 4, np.arange(values.size))[2]
+    if how == "canonical to DUP":
+        slot, value = int(np.flatnonzero(canonical & (values == 0))[1000]), DUP
+    else:
+        slot, value = int(np.flatnonzero(~canonical)[500]), 0 if how == "duplicate to draw" else 2
+    assert (values[slot] == DUP) != canonical[slot]
+    bad = changed(std_db, tmp_path / "bad.h5", "4-4", slot, value)
+    (check,) = verify(bad, progress=False, subspaces=["4-4"])
+    assert check.method == SWEEP and check.mismatches >= 1 and any(f"slot {slot} " in e for e in check.examples)
+    assert all_ways(bad, ["4-4"]) == {"4-4": check.mismatches}
+
+
+def test_random_changes_agree_with_the_direct_check(six_db, tmp_path):
+    """Changes anywhere in the six board's chain to 5 men: each way counts what the direct check
+    counts, subspace by subspace (the sweep and the marked walk forced onto every subspace they
+    can serve)."""
+    rng = random.Random(11)
+    with Database(six_db) as db:
+        names = [s.name for s in db.subspaces()]
+        data = {n: db.values(*map(int, n.split("-"))) for n in names}
+    for trial in range(3):
+        bad = tmp_path / f"bad{trial}.h5"
+        shutil.copy(six_db, bad)
+        with h5py.File(bad, "r+") as f:
+            for name in rng.sample(names, 3):
+                v = data[name]
+                slot = int(rng.choice(np.flatnonzero(v != DUP)))
+                f["subspaces"][name][slot] = rng.choice([0, 1, 2, int(v[slot]) + 2])
+        want = direct_counts(bad)
+        assert sum(want.values()) >= 1
+        assert all_ways(bad) == want
+
+
+@pytest.mark.parametrize(
+    "name,options",
+    [("standard", []), ("six", ["double-mill=per-mill"]), ("twelve", []), ("viking", []), ("six", ["blocked=passes"]), ("three", [])],
+)
+def test_what_the_sweep_relies_on_in_generate_moves(name, options):
+    """Every move goes from frm to an adjacent to (or flies, for a side of three men where the
+    rules allow it) and removes men only after completing a mill through to; a side with a man
+    next to an empty point has a move; no move removes more men than ``most_removals``."""
+    rules = make_rules(name, options)
+    g = game_tables(rules)
+    n = g.n
+    rng = random.Random(3)
+    buf = np.empty((mg.MAX_MOVES, 5), dtype=np.int64)
+    for _ in range(3000):
+        a = rng.randint(3, rules.men)
+        b = rng.randint(3, rules.men)
+        if a + b > n:
+            continue
+        points = rng.sample(range(n), a + b)
+        m = sum(1 << p for p in points[:a])
+        o = sum(1 << p for p in points[a:])
+        empty = ((1 << n) - 1) & ~(m | o)
+        k = mg.generate_moves(m, o, 0, 0, g, buf)
+        if any(g.adj[p] & empty for p in range(n) if m >> p & 1):
+            assert k >= 1
+        flies = bool(g.opts[mg.OPT_FLY]) and a == 3
+        for frm, to, *removed in buf[:k].tolist():
+            if to < 0:
+                continue  # a pass
+            assert flies or g.adj[frm] >> to & 1
+            taken = [r for r in removed if r >= 0]
+            assert len(taken) <= rules.most_removals(a)
+            if taken:
+                after = (m & ~(1 << frm)) | (1 << to)
+                assert mg.mills_formed(after, to, g.point_mills) > 0
+
+
+def test_the_kernels_pieces(std_db):
+    """``expected_with_setup`` against ``expected_value`` on any position, and ``not_draws``
+    against a plain count of canonical slots that hold no draw."""
+    rules = make_rules("standard")
+    bi = board_index("standard")
+    ix, g = bi.tables, game_tables(rules)
+    buf = np.empty((mg.MAX_MOVES, 5), dtype=np.int64)
+    syms = np.empty(16, dtype=np.int64)
+    with Database(std_db) as db:
+        twin, fewer1 = db.values(4, 3), db.values(3, 3)
+        v34 = db.values(3, 4)
+    rng = random.Random(2)
+    for _ in range(500):
+        points = rng.sample(range(24), 7)
+        m, o = sum(1 << p for p in points[:3]), sum(1 << p for p in points[3:])
+        nsyms = vk.canon_setup(o, ix, syms)
+        oc = int(vk.image(ix.sym_img, syms[0], o))
+        rep = int(ix.mask_info[o]) >> 5
+        fast = vk.expected_with_setup(m, o, oc, rep, syms, nsyms, bi.slots(4, 3) // int(bi.rep_count[4]), buf, twin, fewer1, NONE, NONE, 4, g, ix)
+        assert fast == vk.expected_value(m, o, buf, twin, fewer1, NONE, NONE, 4, g, ix)
+    movers, opps, canonical = bi.unrank_many(3, 4, np.arange(v34.size))
+    want = np.flatnonzero(canonical & (v34 != 0))
+    assert np.array_equal(vk.not_draws(3, 4, v34, 7, ix), want)
+    assert decode(int(v34[want[0]]))[0] in ("win", "loss")
+
+
+def test_subspace_option_selects(std_db):
+    result = run("verify", "--db", str(std_db), "--subspace", "4-4", "--subspace", "3-3", "--subspace", "4-4", "--json")
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [x["subspace"] for x in lines[:-1]] == ["3-3", "4-4"]  # the database's order, once each
+    assert [x["method"] for x in lines[:-1]] == [TWIN_WALK, SWEEP]  # 3-3: removals leave 2 men
+    verdict = lines[-1]
+    assert verdict["event"] == "verdict" and verdict["ok"] and verdict["subspaces"] == 2
+    assert verdict["positions"] == sum(x["positions"] for x in lines[:-1])
+    text = run("verify", "--db", str(std_db), "--subspace", "3-4", "-q")
+    assert text.exit_code == 0 and "OK: 1 subspaces" in text.stdout
+
+
+@pytest.mark.parametrize(
+    "value,fragment",
+    [("4x4", "'4x4'"), ("4-", "'4-'"), ("five-five", "'five-five'"), ("5-5", "5-5: not in"), ("3-9", "3-9: not in")],
+)
+def test_bad_subspace_is_one_line(std_db, value, fragment):
+    result = run("verify", "--db", str(std_db), "--subspace", value)
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: --subspace") and fragment in lines[0], result.stderr
+    assert "Traceback" not in result.output and result.stdout == ""
+
+
+def test_json_verdict_names_the_failed_subspace(std_db, tmp_path):
+    with Database(std_db) as db:
+        values = db.values(4, 4)
+    slot = int(np.flatnonzero(values == 0)[12345])
+    bad = changed(std_db, tmp_path / "bad.h5", "4-4", slot, 2)  # a draw made a loss in 1
+    result = run("verify", "--db", str(bad), "--json")
+    assert result.exit_code == 1
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    verdict = lines[-1]
+    assert verdict["ok"] is False and verdict["failed"] == ["4-4"]
+    (row,) = [x for x in lines[:-1] if x["subspace"] == "4-4"]
+    assert row["mismatches"] >= 1 and row["method"] == SWEEP and row["seconds"] >= 0
+    assert any(f"slot {slot} " in e for e in row["examples"])
+
+
+def test_the_shortcuts_run_as_plain_python(tmp_path):
+    """The sweep's and the marked walk's kernels with ``NUMBA_DISABLE_JIT=1`` (so that coverage
+    sees inside them), on the six board's 3-4 with one value changed: the counts compiled."""
+    path = tmp_path / "six.h5"
+    solve(make_rules("six"), 4, path, **quiet)
+    with Database(path) as db:
+        values = db.values(3, 4)
+    slot = int(np.flatnonzero((values != 0) & (values != DUP))[777])
+    bad = changed(path, tmp_path / "bad.h5", "3-4", slot, int(values[slot]) + 2)
+    compiled = {m: verify(bad, progress=False, subspaces=["3-4"], method=m)[0].to_dict() for m in (SWEEP, MARKED_WALK)}
+    assert all(c["method"] == m and c["mismatches"] >= 1 for m, c in compiled.items())
+    code = (
+        "import json, sys; from solver.database.verify import verify; "
+        "print(json.dumps({m: verify(sys.argv[1], progress=False, subspaces=['3-4'], method=m)[0].to_dict() "
+        "for m in sys.argv[2:]}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", code, str(bad), *compiled], env=dict(os.environ, NUMBA_DISABLE_JIT="1"),
+        capture_output=True, text=True, cwd=Path(__file__).parents[1],
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    plain = json.loads(out.stdout.splitlines()[-1])
+    for m, c in compiled.items():
+        assert {k: plain[m][k] for k in ("method", "mismatches", "examples")} == {
+            k: c[k] for k in ("method", "mismatches", "examples")
+        }

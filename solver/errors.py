@@ -40,6 +40,10 @@ class OutsideDatabaseError(DatabaseError):
     """A position the database cannot answer (men in hand: the placing phase)."""
 
 
+class SubspaceChoiceError(MorrisError):
+    """A ``--subspace`` that is malformed or not in the database (bad input: exit status 2)."""
+
+
 class PlanError(MorrisError):
     """A run that cannot be done here: its peak memory does not fit."""
 

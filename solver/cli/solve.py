@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import re
 import time
-from pathlib import Path
 
 import click
 
@@ -82,29 +82,26 @@ def solve(rules_name, options, max_men, db_path, threads, dry_run, max_memory, q
     )
 
 
+SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?(?:E\d+)?)\s*([KMGT]?)(?:I?B)?\s*$")
+
+
 def parse_size(text: str) -> int:
     """Bytes in '16GiB', '16G', '512MiB', '2e9' (powers of 1024 for K, M, G, T)."""
-    units = {"": 1, "B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-    t = text.strip().upper().replace("IB", "").replace("B", "") if text.strip()[-1:].isalpha() else text.strip()
-    unit = t[-1:] if t[-1:].isalpha() else ""
-    try:
-        value = float(t[: len(t) - len(unit)])
-    except ValueError:
-        value = -1
-    if unit not in units or value <= 0:
+    m = SIZE.match(text.upper())
+    if not m or float(m.group(1)) <= 0:
         raise RulesError(f"--max-memory {text!r}: give a size such as 16GiB, 512MiB or 2e10")
-    return int(value * units[unit])
+    return int(float(m.group(1)) * 1024 ** " KMGT".index(m.group(2) or " "))
 
 
 def make_plan(rules, max_men, db_path, limit, measure):
     """The plan of a run into ``db_path``: what is done already, and (``measure``) the rate
     that turns positions into time, from the database or a short run of the chain to 4 men."""
-    from ..database.storage import Database
+    from ..database.storage import Database, parts_dir
     from ..engine.estimate import measured_rate, plan_run
     from ..engine.plan import pairs_up_to
 
     done, rate, source = set(), None, "not measured"
-    if db_path.exists() or Path(str(db_path) + ".parts").exists():
+    if db_path.exists() or parts_dir(db_path).exists():
         with Database(db_path, rules) as db:
             done = {(s.mover, s.opponent) for s in db.subspaces()}
             if measure:

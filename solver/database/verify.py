@@ -22,7 +22,7 @@ import numba
 import numpy as np
 
 from ..engine.plan import SolvedValues, fewer_men_needed, removal_depth, use_threads
-from ..errors import DatabaseError, MorrisError
+from ..errors import DatabaseError, SubspaceChoiceError
 from ..index import board_index
 from ..rules.movegen import MAX_MOVES
 from ..rules.notation import Position, format_position
@@ -41,10 +41,6 @@ REMOVAL_CANDIDATES = 4  # the marked walk where the removals' candidates are at 
 SAMPLE_SOURCES = 4096  # successors whose candidates are counted to estimate them all
 NO_MARKS = np.zeros(1, dtype=np.uint8)
 TWIN_WALK, MARKED_WALK, SWEEP = "twin walk", "marked walk", "sweep"
-
-
-class SubspaceChoiceError(MorrisError):
-    """A ``--subspace`` that is malformed or not in the database (bad input: exit status 2)."""
 
 
 SUBSPACE_NAME = re.compile(r"^(\d+)-(\d+)$")

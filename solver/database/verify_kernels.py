@@ -59,6 +59,7 @@ import numpy as np
 from ..engine.kernels.slots import canon_setup, slot_with
 from ..index.kernels import SYM_BITS, SYMMETRIC, colex_rank, image, is_canonical_pair, rank_position, unrank_position
 from ..jit import helper
+from ..rules.boards import MAX_SYMMETRIES
 from ..rules.bits import ctz, popcount
 from ..rules.movegen import MAX_MOVES, OPT_FLY, OPT_FULL_DRAW, OPT_MILL_WINS, generate_moves, men_in_mills, mills_formed
 from ..values import DUP
@@ -304,9 +305,7 @@ def _check_batch(k, ms, js, slots, stored, flags, o, rep_o, syms, nsyms, per_twi
             continue
         want = expected_with_setup(ms[i], o, o, rep_o, syms, nsyms, per_twin, buf, twin, fewer1, fewer2, fewer3, b, g, ix)
         if stored[i] != want:
-            err[c, 0] += 1
-            if err[c, 1] < 0:
-                err[c, 1] = slots[i]
+            _record(err, c, slots[i])
 
 
 @nb.njit(cache=True, parallel=True)
@@ -328,7 +327,7 @@ def verify_from_twin(a, b, r0, r1, nblocks, skip, marks, values, twin, fewer1, f
     err[:, 1] = -1
     for c in nb.prange(nblocks):
         buf = np.empty((MAX_MOVES, 5), dtype=np.int64)
-        syms = np.empty(16, dtype=np.int64)
+        syms = np.empty(MAX_SYMMETRIES, dtype=np.int64)
         fp = np.empty(n, dtype=np.int64)
         into = np.empty(n, dtype=np.int64)
         _fill_into(g.adj, n, into)
@@ -378,7 +377,7 @@ def check_duplicates(a, b, r0, r1, nblocks, values, ix, bad, max_bad):
     err = np.zeros((nblocks, 2), dtype=np.int64)
     err[:, 1] = -1
     for c in nb.prange(nblocks):
-        syms = np.empty(16, dtype=np.int64)
+        syms = np.empty(MAX_SYMMETRIES, dtype=np.int64)
         fp = np.empty(n, dtype=np.int64)
         for r in range(r0 + c * reps // nblocks, r0 + (c + 1) * reps // nblocks):
             m = ix.reps[offset + r]
@@ -391,9 +390,7 @@ def check_duplicates(a, b, r0, r1, nblocks, values, ix, bad, max_bad):
                 if j:
                     co = _next_colex(co)
                 if not _smallest_image(_spread(co, fp), syms, nsyms, sym_img) and values[r * per + j] != DUP:
-                    err[c, 0] += 1
-                    if err[c, 1] < 0:
-                        err[c, 1] = r * per + j
+                    _record(err, c, r * per + j)
     return _gather(err, bad, max_bad)
 
 
@@ -436,14 +433,14 @@ def not_draws(a, b, values, nblocks, ix):
     starts = np.zeros(nblocks + 1, dtype=np.int64)
     none = np.empty(0, dtype=np.int64)
     for c in nb.prange(nblocks):
-        syms = np.empty(16, dtype=np.int64)
+        syms = np.empty(MAX_SYMMETRIES, dtype=np.int64)
         fp = np.empty(n, dtype=np.int64)
         starts[c + 1] = _not_draws_in_runs(a, b, c * reps // nblocks, (c + 1) * reps // nblocks, values, ix, syms, fp, none, 0, False)
     for c in range(nblocks):
         starts[c + 1] += starts[c]
     out = np.empty(starts[nblocks], dtype=np.int64)
     for c in nb.prange(nblocks):
-        syms = np.empty(16, dtype=np.int64)
+        syms = np.empty(MAX_SYMMETRIES, dtype=np.int64)
         fp = np.empty(n, dtype=np.int64)
         _not_draws_in_runs(a, b, c * reps // nblocks, (c + 1) * reps // nblocks, values, ix, syms, fp, out, starts[c], True)
     return out
@@ -542,8 +539,8 @@ def sweep(a, b, r0, r1, nblocks, values, marks, twin, fewer1, fewer2, fewer3, g,
     err[:, 1] = -1
     for c in nb.prange(nblocks):
         buf = np.empty((MAX_MOVES, 5), dtype=np.int64)
-        syms = np.empty(16, dtype=np.int64)
-        osyms = np.empty(16, dtype=np.int64)
+        syms = np.empty(MAX_SYMMETRIES, dtype=np.int64)
+        osyms = np.empty(MAX_SYMMETRIES, dtype=np.int64)
         fp = np.empty(n, dtype=np.int64)
         for r in range(r0 + c * reps // nblocks, r0 + (c + 1) * reps // nblocks):
             m = ix.reps[offset + r]
@@ -577,10 +574,16 @@ def sweep(a, b, r0, r1, nblocks, values, marks, twin, fewer1, fewer2, fewer3, g,
                     )
                     ok = v == want
                 if not ok:
-                    err[c, 0] += 1
-                    if err[c, 1] < 0:
-                        err[c, 1] = base + j
+                    _record(err, c, base + j)
     return _gather(err, bad, max_bad)
+
+
+@helper
+def _record(err, c, slot):
+    """Count a mismatch of block c; remember the block's first mismatched slot."""
+    err[c, 0] += 1
+    if err[c, 1] < 0:
+        err[c, 1] = slot
 
 
 @nb.njit(cache=True)
@@ -618,7 +621,5 @@ def verify_subspace(a, b, values, twin, fewer1, fewer2, fewer3, g, ix, bad, max_
                 want = expected_value(m, o, buf, twin, fewer1, fewer2, fewer3, b, g, ix)
                 ok = values[slot] == want
             if not ok:
-                err[c, 0] += 1
-                if err[c, 1] < 0:
-                    err[c, 1] = slot
+                _record(err, c, slot)
     return _gather(err, bad, max_bad)

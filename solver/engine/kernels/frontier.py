@@ -11,6 +11,7 @@ import numba as nb
 import numpy as np
 
 from ...jit import helper
+from ...rules.bits import ctz
 
 
 def new_bitmap(slots: int) -> np.ndarray:
@@ -33,35 +34,12 @@ def collect(bits, word, out):
         w = bits[word]
         if w:
             bits[word] = 0
-            base = word << 6
-            while w:
-                low = w & (~w + np.uint64(1))
-                out[k] = base + _bit_index(low)
-                k += 1
-                w ^= low
+            for half in range(2):  # 32 bits at a time: ctz works on int64 below bit 62
+                x = np.int64((w >> np.uint64(32 * half)) & np.uint64(0xFFFFFFFF))
+                base = (word << 6) + 32 * half
+                while x:
+                    out[k] = base + ctz(x)
+                    k += 1
+                    x &= x - 1
         word += 1
     return k, word
-
-
-@helper
-def _bit_index(low):
-    """Index of the single set bit of ``low`` (a uint64 power of two)."""
-    i = 0
-    if low >> np.uint64(32):
-        i += 32
-        low >>= np.uint64(32)
-    if low >> np.uint64(16):
-        i += 16
-        low >>= np.uint64(16)
-    if low >> np.uint64(8):
-        i += 8
-        low >>= np.uint64(8)
-    if low >> np.uint64(4):
-        i += 4
-        low >>= np.uint64(4)
-    if low >> np.uint64(2):
-        i += 2
-        low >>= np.uint64(2)
-    if low >> np.uint64(1):
-        i += 1
-    return i

@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from solver.cli import main
+from solver.database.storage import copy_database
 from solver.engine.run import solve
 from solver.rules import make_rules
 
@@ -139,7 +140,7 @@ def test_verify_json_verdict(six_db, tmp_path):
     assert [x["subspace"] for x in lines[:-1]] == ["3-3", "3-4", "4-3", "4-4"]
     assert all(x["ok"] for x in lines[:-1]) and lines[-1] == dict(lines[-1], event="verdict", ok=True, failed=[])
     bad = tmp_path / "bad.h5"
-    bad.write_bytes(six_db.read_bytes())
+    copy_database(six_db, bad)
     with h5py.File(bad, "r+") as f:
         ds = f["subspaces/3-4"]
         values = ds[...]

@@ -23,7 +23,7 @@ from solver.index import board_index
 from solver.values import DUP, decode_many
 from solver.rules import make_rules
 from solver.engine.run import solve
-from solver.database.storage import Database
+from solver.database.storage import Database, copy_database, subspace_file
 from solver.database.verify import verify
 from solver.index.counting import positions_up_to_symmetry
 
@@ -103,7 +103,7 @@ def test_verify_passes_on_fresh_database(six_db):
 
 def test_verify_catches_a_changed_value(six_db, tmp_path):
     bad = tmp_path / "bad.h5"
-    bad.write_bytes(six_db.read_bytes())
+    copy_database(six_db, bad)
     with h5py.File(bad, "r+") as f:
         ds = f["subspaces/4-4"]
         values = ds[...]
@@ -117,12 +117,14 @@ def test_verify_catches_a_changed_value(six_db, tmp_path):
 
 def test_verify_catches_a_changed_byte(six_db, tmp_path):
     bad = tmp_path / "flip.h5"
-    data = bytearray(six_db.read_bytes())
-    with h5py.File(six_db) as f:
+    copy_database(six_db, bad)
+    held = subspace_file(bad, "5-5")  # the file that holds the subspace's chunks
+    data = bytearray(held.read_bytes())
+    with h5py.File(held) as f:
         ds = f["subspaces/5-5"]
         offset = ds.id.get_offset() if ds.chunks is None else ds.id.get_chunk_info(0).byte_offset
     data[offset + 100] ^= 0xFF
-    bad.write_bytes(bytes(data))
+    held.write_bytes(bytes(data))
     checks = {c.name: c for c in verify(bad, progress=False)}
     assert not checks["5-5"].ok
 
@@ -166,7 +168,8 @@ def test_killed_solve_resumes_to_the_same_database(six_db, tmp_path):
     path = tmp_path / "killed.h5"
     killed = subprocess.run([sys.executable, "-c", KILL_AFTER_SECOND_PAIR, str(path)], capture_output=True, text=True)
     assert killed.returncode == -signal.SIGKILL, killed.stderr
-    assert not path.exists()  # parts are merged into the main file only at the end of a run
+    with h5py.File(path) as f:  # the main file links each pair as soon as it is written
+        assert sorted(f["subspaces"]) == ["3-3", "3-4", "4-3"]
     assert sorted(s.name for s in Database(path).subspaces()) == ["3-3", "3-4", "4-3"]
     cmd = [sys.executable, "-m", "solver", "solve", "--rules", "six", "--max-men", "5", "--db", str(path)]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout

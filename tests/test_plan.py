@@ -81,7 +81,7 @@ def test_a_run_that_does_not_fit_is_refused_before_any_work(tmp_path):
     assert out.exit_code == 1
     (line,) = out.output.strip().splitlines()
     assert line.startswith("error: pair 4-4 needs about") and "100 MiB allowed" in line
-    assert not db.exists() and not (tmp_path / "x.h5.parts").exists()
+    assert not db.exists() and not (tmp_path / "x.h5.d").exists()
 
 
 @pytest.mark.parametrize("size", ["1x", "-3G", "G"])

@@ -96,12 +96,12 @@ def parse_size(text: str) -> int:
 def make_plan(rules, max_men, db_path, limit, measure):
     """The plan of a run into ``db_path``: what is done already, and (``measure``) the rate
     that turns positions into time, from the database or a short run of the chain to 4 men."""
-    from ..database.storage import Database, parts_dir
+    from ..database.storage import Database, exists
     from ..engine.estimate import measured_rate, plan_run
     from ..engine.plan import pairs_up_to
 
     done, rate, source = set(), None, "not measured"
-    if db_path.exists() or parts_dir(db_path).exists():
+    if exists(db_path):
         with Database(db_path, rules) as db:
             done = {(s.mover, s.opponent) for s in db.subspaces()}
             if measure:

@@ -45,7 +45,7 @@ from ..rules.notation import Move, Position, check_position, format_move, format
 from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
 from ..values import DRAW, DUP, LOSS, WIN, decode_many
-from .storage import Database, parts_dir, solve_command
+from .storage import Database, exists, solve_command
 
 __all__ = [
     "TEN_MOVE_PLIES",
@@ -184,7 +184,7 @@ class MorrisDatabase:
 
     def __init__(self, path: str | os.PathLike, rules: RuleSet | None = None):
         self.path = Path(path)
-        if rules is not None and not self.path.exists() and not parts_dir(self.path).exists():
+        if rules is not None and not exists(self.path):
             raise DatabaseError(f"no database at {self.path} (build one with: {solve_command(rules, None, self.path)})")
         try:
             self._db = Database(self.path, rules)

@@ -1,17 +1,31 @@
-"""HDF5 databases: one file per rule set, one dataset per subspace, self-describing.
+"""HDF5 databases: a small main file per rule set, and one file per subspace beside it.
 
-Layout (format version 1; the README's "Database layout" page says the same for h5py users):
+Layout (format version 2; the README's "Database layout" section says the same for h5py users):
 
-    /                       attrs: format="morris-db", format_version, rules (JSON), index_scheme,
-                                   code_version, created
-    /subspaces/<a>-<b>      uint16[slots], chunked, gzip + shuffle; attrs: mover, opponent,
-                            positions, slots, win, draw, loss, max_win, max_loss, max_plies,
-                            seconds, checksum ("sha256:<hex>" of the little-endian values)
+    X.h5                        the main file
+      /                         attrs: format="morris-db", format_version, rules (JSON),
+                                       index_scheme, code_version, created
+      /subspaces/<a>-<b>        an HDF5 external link to /subspaces/<a>-<b> in "X.h5.d/<a>-<b>.h5"
+                                (relative: HDF5 looks for it beside the main file, from any working
+                                directory, so the file and its folder can move together)
+    X.h5.d/<a>-<b>.h5           one subspace: the same root attrs, and
+      /subspaces/<a>-<b>        uint16[slots], chunked, gzip + shuffle; attrs: mover, opponent,
+                                positions, slots, win, draw, loss, max_win, max_loss, max_plies,
+                                seconds, checksum ("sha256:<hex>" of the little-endian values)
 
-Crash safety: a solved subspace is first written to its own file under ``<db>.parts/`` (under a
-temporary name, then renamed), and the parts are merged into the main file by writing a new main
-file and renaming it over the old one. A kill at any moment leaves the old main file and every
-finished part intact; ``Database`` reads both, and the next ``solve`` resumes from them.
+Adding a solved pair (``add_subspaces``) writes its one or two subspace files and then a new main
+file that links every subspace file in ``X.h5.d/``: nothing written before is read or copied
+again, so a run writes each subspace once.
+
+Crash safety: every file is written under a temporary name (``.<name>.tmp`` in the same folder),
+fsynced and renamed over its real name, so a file under a real name is complete; temporary files
+are never read, and the next writer removes them. A kill between a subspace file and the main file
+leaves a subspace file not yet linked: ``Database`` reads the main file's links and every subspace
+file in ``X.h5.d/``, and the next ``solve`` links it (``relink``).
+
+Format version 1 (the datasets inline in the main file, and an interrupted run's finished pairs in
+``X.h5.parts/``) is still read; the first solve into such a database copies each dataset into its
+own file (compressed chunks as they are) and then writes a version 2 main file.
 """
 
 from __future__ import annotations
@@ -19,7 +33,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,11 +46,13 @@ from ..errors import DatabaseError, MismatchError, MissingSubspaceError
 from ..rules.rulesets import RuleSet
 
 FORMAT = "morris-db"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READS_VERSIONS = (1, 2)
 INDEX_SCHEME = "orbit-rep-colex/1"
 CHUNK = 1 << 16  # 128 KiB of values: a single probe decompresses one chunk
 CHUNK_CACHE = 256 << 20  # bytes of decompressed chunks kept per open file
 STAT_KEYS = ("mover", "opponent", "positions", "slots", "win", "draw", "loss", "max_win", "max_loss", "max_plies", "seconds")
+SUBSPACE_FILE = re.compile(r"^\d+-\d+\.h5$")  # <a>-<b>.h5; a temporary file starts with "."
 
 
 def code_version() -> str:
@@ -72,17 +90,51 @@ def default_path(rules: RuleSet) -> Path:
     return Path("data") / ("_".join([words[0], *(w.replace("=", "-") for w in words[1:])]) + ".h5")
 
 
+def subspace_dir(path: Path) -> Path:
+    """``X.h5.d``: the folder of the subspace files of the database ``X.h5``."""
+    return Path(str(path) + ".d")
+
+
+def subspace_file(path: Path, name: str) -> Path:
+    return subspace_dir(path) / f"{name}.h5"
+
+
 def parts_dir(path: Path) -> Path:
+    """``X.h5.parts``: where format version 1 kept the finished pairs of an interrupted run."""
     return Path(str(path) + ".parts")
 
 
-def _write_header(f: h5py.File, rules: RuleSet) -> None:
+def _link_target(path: Path, name: str) -> str:
+    """The external link's file name, relative to the main file's folder."""
+    return f"{Path(path).name}.d/{name}.h5"
+
+
+def _subspace_files(path: Path) -> dict[str, Path]:
+    folder = subspace_dir(path)
+    if not folder.is_dir():
+        return {}
+    return {p.name[:-3]: p for p in sorted(folder.iterdir()) if SUBSPACE_FILE.match(p.name)}
+
+
+def _v1_parts(path: Path) -> list[Path]:
+    folder = parts_dir(path)
+    return sorted(p for p in folder.glob("*.h5") if not p.name.startswith(".")) if folder.is_dir() else []
+
+
+def exists(path: str | os.PathLike) -> bool:
+    """Whether anything of a database is at ``path``: its main file, a subspace file of a run
+    killed before its first main file, or (format version 1) a part file."""
+    path = Path(path)
+    return path.exists() or bool(_subspace_files(path)) or bool(_v1_parts(path))
+
+
+def _write_header(f: h5py.File, rules: RuleSet, created: str | None = None) -> None:
     f.attrs["format"] = FORMAT
     f.attrs["format_version"] = FORMAT_VERSION
     f.attrs["rules"] = json.dumps(rules.to_dict(), sort_keys=True)
     f.attrs["index_scheme"] = INDEX_SCHEME
     f.attrs["code_version"] = code_version()
-    f.attrs["created"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    f.attrs["created"] = created or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     f.require_group("subspaces")
 
 
@@ -90,8 +142,8 @@ def _check_header(f: h5py.File, path: Path, rules: RuleSet | None) -> RuleSet:
     if f.attrs.get("format") != FORMAT:
         raise DatabaseError(f"{path} is not a morris database (no format={FORMAT!r} attribute)")
     version = int(f.attrs.get("format_version", -1))
-    if version != FORMAT_VERSION:
-        raise MismatchError(f"{path} has format version {version}; this code reads version {FORMAT_VERSION}")
+    if version not in READS_VERSIONS:
+        raise MismatchError(f"{path} has format version {version}; this code reads versions 1 and {FORMAT_VERSION}")
     scheme = f.attrs.get("index_scheme")
     if scheme != INDEX_SCHEME:
         raise MismatchError(f"{path} uses index scheme {scheme!r}; this code uses {INDEX_SCHEME!r}")
@@ -116,6 +168,13 @@ def _open_h5(path: Path, mode: str = "r") -> h5py.File:
         raise DatabaseError(f"{path} is not a readable HDF5 file ({e.__class__.__name__})") from None
 
 
+def _subspaces_group(f: h5py.File, path: Path) -> h5py.Group:
+    group = f.get("subspaces")
+    if not isinstance(group, h5py.Group):
+        raise DatabaseError(f"{path} is damaged: it has no 'subspaces' group")
+    return group
+
+
 def _write_dataset(group: h5py.Group, name: str, values: np.ndarray, stats: dict) -> None:
     ds = group.create_dataset(
         name,
@@ -131,60 +190,153 @@ def _write_dataset(group: h5py.Group, name: str, values: np.ndarray, stats: dict
 
 
 def _fsync_path(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
+    fd = os.open(path, os.O_RDONLY)  # a folder too: that makes a rename in it durable
     try:
         os.fsync(fd)
     finally:
         os.close(fd)
 
 
-def write_part(path: Path, rules: RuleSet, results: list[tuple[np.ndarray, dict]]) -> None:
-    """Write solved subspaces (values, stats) as one part file, atomically."""
-    parts = parts_dir(path)
-    parts.mkdir(parents=True, exist_ok=True)
-    names = sorted(subspace_name(s["mover"], s["opponent"]) for _, s in results)
-    final = parts / f"{names[0]}.h5"
-    tmp = parts / f".{names[0]}.h5.tmp"
-    with h5py.File(tmp, "w") as f:
+def _temporary(final: Path) -> Path:
+    return final.with_name(f".{final.name}.tmp")
+
+
+def _write_atomic(final: Path, fill: Callable[[h5py.File], None]) -> None:
+    """Write an HDF5 file under a temporary name, fsync it, rename it to ``final``."""
+    tmp = _temporary(final)
+    try:
+        with h5py.File(tmp, "w") as f:
+            fill(f)
+        _fsync_path(tmp)
+        os.replace(tmp, final)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_path(final.parent)
+
+
+def _write_subspace(path: Path, rules: RuleSet, values: np.ndarray, stats: dict) -> None:
+    name = subspace_name(stats["mover"], stats["opponent"])
+
+    def fill(f: h5py.File) -> None:
         _write_header(f, rules)
-        for values, stats in results:
-            _write_dataset(f["subspaces"], subspace_name(stats["mover"], stats["opponent"]), values, stats)
-    _fsync_path(tmp)
-    os.replace(tmp, final)
+        _write_dataset(f["subspaces"], name, values, stats)
+
+    _write_atomic(subspace_file(path, name), fill)
 
 
-def assemble(path: Path, rules: RuleSet) -> int:
-    """Merge the part files into the main file (a new file renamed over the old); return how
-    many subspaces were added. Compressed chunks are copied as they are."""
-    parts = sorted(parts_dir(path).glob("*.h5"))
-    if not parts:
-        return 0
-    tmp = path.with_name(f".{path.name}.tmp")
-    added = 0
-    with h5py.File(tmp, "w") as out:
-        _write_header(out, rules)
-        if path.exists():
-            with _open_h5(path) as old:
-                _check_header(old, path, rules)
-                out.attrs["created"] = old.attrs.get("created", out.attrs["created"])
-                for name in old["subspaces"]:
-                    old.copy(old["subspaces"][name], out["subspaces"], name)
-        for part in parts:
-            with _open_h5(part) as f:
-                _check_header(f, part, rules)
-                for name in f["subspaces"]:
-                    if name not in out["subspaces"]:
-                        f.copy(f["subspaces"][name], out["subspaces"], name)
-                        added += 1
-    _fsync_path(tmp)
-    os.replace(tmp, path)
-    for part in parts:
+def _copy_subspace(path: Path, rules: RuleSet, name: str, source: Path) -> None:
+    """Copy subspace ``name`` from ``source`` (a subspace file, or a version 1 main or part file)
+    into its own subspace file of the database at ``path``, compressed chunks as they are."""
+
+    def fill(f: h5py.File) -> None:
+        with _open_h5(source) as src:
+            _write_header(f, rules, str(src.attrs.get("created", "")) or None)
+            src.copy(src["subspaces"][name], f["subspaces"], name)
+
+    _write_atomic(subspace_file(path, name), fill)
+
+
+def _main_file(path: Path) -> tuple[int | None, str | None, dict[str, str | None]]:
+    """The main file's format version, creation time and links (name: the external link's file
+    name, None for a dataset held inline); (None, None, {}) where there is no main file."""
+    if not path.exists():
+        return None, None, {}
+    with _open_h5(path) as f:
+        _check_header(f, path, None)
+        links = {}
+        for name in _subspaces_group(f, path):
+            link = f["subspaces"].get(name, getlink=True)
+            links[name] = link.filename if isinstance(link, h5py.ExternalLink) else None
+        return int(f.attrs["format_version"]), str(f.attrs.get("created", "")) or None, links
+
+
+def _write_main(path: Path, rules: RuleSet, created: str | None) -> None:
+    """A new main file linking every subspace file in ``X.h5.d/``, renamed over the old one."""
+    names = sorted(_subspace_files(path))
+
+    def fill(f: h5py.File) -> None:
+        _write_header(f, rules, created)
+        for name in names:
+            f["subspaces"][name] = h5py.ExternalLink(_link_target(path, name), f"/subspaces/{name}")
+
+    _write_atomic(path, fill)
+
+
+def _remove_temporaries(path: Path) -> None:
+    stale = [_temporary(path)]
+    for folder in (subspace_dir(path), parts_dir(path)):
+        if folder.is_dir():
+            stale += [p for p in folder.iterdir() if p.name.startswith(".") and p.name.endswith(".tmp")]
+    for p in stale:
+        p.unlink(missing_ok=True)
+
+
+def add_subspaces(path: str | os.PathLike, rules: RuleSet, results: list[tuple[np.ndarray, dict]]) -> None:
+    """Add solved subspaces (values, stats): each to its own file, then a new main file that
+    links them. Whatever the database holds already is neither read nor rewritten (but a format
+    version 1 database is migrated first, once)."""
+    path = Path(path)
+    version, created, _ = _main_file(path)
+    if version == 1 or _v1_parts(path):
+        relink(path, rules)
+        version, created, _ = _main_file(path)
+    folder = subspace_dir(path)
+    if not folder.is_dir():
+        folder.mkdir(parents=True)
+        _fsync_path(folder.parent)
+    for values, stats in results:
+        _write_subspace(path, rules, values, stats)
+    _write_main(path, rules, created)
+
+
+def relink(path: str | os.PathLike, rules: RuleSet) -> list[str]:
+    """Bring the database at ``path`` up to date before a solve adds to it (the caller holds the
+    writer lock): remove temporary files a kill left behind, migrate format version 1, and link
+    the subspace files that the main file does not link (a kill between the two steps of
+    ``add_subspaces``). Returns a line for each change made."""
+    path = Path(path)
+    _remove_temporaries(path)
+    if not exists(path):
+        return []
+    with Database(path, rules) as db:  # refuses another rule set, damaged files, missing files
+        inline = [(s.name, s.file) for s in db.subspaces() if s.file != subspace_file(path, s.name)]
+    lines = []
+    if inline:
+        subspace_dir(path).mkdir(exist_ok=True)
+        for name, source in inline:
+            _copy_subspace(path, rules, name, source)
+        lines.append(f"migrated {path} to format version {FORMAT_VERSION}: {len(inline)} subspaces copied into {subspace_dir(path)}/")
+    version, created, links = _main_file(path)
+    want = {name: _link_target(path, name) for name in _subspace_files(path)}
+    if links != want:
+        unlinked = len(set(want) - set(links)) if version == FORMAT_VERSION else 0
+        _write_main(path, rules, created)
+        if unlinked:
+            lines.append(f"linked {unlinked} subspace files that {path} did not link yet")
+    for part in _v1_parts(path):
         part.unlink()
     try:
         parts_dir(path).rmdir()
     except OSError:
         pass
-    return added
+    return lines
+
+
+def copy_database(src: str | os.PathLike, dst: str | os.PathLike) -> None:
+    """Copy the database at ``src`` to a new one at ``dst``: each subspace into its own file in
+    ``dst``'s folder, then a main file linking them. The way to give a database another name (its
+    links name its folder, so renaming the files alone leaves plain h5py without the data)."""
+    src, dst = Path(src), Path(dst)
+    if exists(dst):
+        raise DatabaseError(f"cannot copy to {dst}: a database is there already")
+    with Database(src) as db:
+        rules, held = db.rules, [(s.name, s.file) for s in db.subspaces()]
+    created = _main_file(src)[1] if src.exists() else None
+    subspace_dir(dst).mkdir(parents=True)
+    for name, file in held:
+        _copy_subspace(dst, rules, name, file)
+    _write_main(dst, rules, created)
 
 
 @dataclass
@@ -210,7 +362,9 @@ class SubspaceInfo:
 
 
 class Database:
-    """Read access to a database: the main file plus any finished parts of an interrupted run.
+    """Read access to a database: the subspaces its main file links, any subspace file a killed
+    run had not linked yet, and (format version 1) the datasets inline in the main file and the
+    parts of an interrupted run.
 
     Files are opened per read and closed again, so a database object is cheap and never holds a
     subspace in memory unless asked for its whole values (``values``); ``read_slots`` reads
@@ -220,30 +374,50 @@ class Database:
     def __init__(self, path: str | os.PathLike, rules: RuleSet | None = None, must_exist: bool = True):
         self.path = Path(path)
         self.rules: RuleSet | None = rules
-        self._where: dict[str, Path] = {}
         self._info: dict[str, SubspaceInfo] = {}
         self._handles: dict[Path, h5py.File] = {}
-        files = ([self.path] if self.path.exists() else []) + sorted(parts_dir(self.path).glob("*.h5"))
-        if not files and must_exist:
-            raise DatabaseError(f"no database at {self.path} (build one with: {solve_command(rules, None, self.path)})")
-        for file in files:
+        if not exists(self.path):
+            if must_exist:
+                raise DatabaseError(f"no database at {self.path} (build one with: {solve_command(rules, None, self.path)})")
+            return
+        files = _subspace_files(self.path)
+        if self.path.exists():
+            with _open_h5(self.path) as f:
+                stored = _check_header(f, self.path, self.rules)
+                self.rules = self.rules or stored
+                group = _subspaces_group(f, self.path)
+                for name in group:
+                    if not isinstance(group.get(name, getlink=True), h5py.ExternalLink):
+                        self._add(name, group[name], self.path)  # format version 1: inline
+                    elif name not in files:
+                        missing = subspace_file(self.path, name)
+                        raise DatabaseError(
+                            f"{self.path} links subspace {name} to {missing}, which is missing (put it back, "
+                            f"or remove {self.path} and run morris solve again to link what {missing.parent} holds)"
+                        )
+        for file in [*files.values(), *_v1_parts(self.path)]:
             with _open_h5(file) as f:
                 stored = _check_header(f, file, self.rules)
                 self.rules = self.rules or stored
-                if not isinstance(f.get("subspaces"), h5py.Group):
-                    raise DatabaseError(f"{file} is damaged: it has no 'subspaces' group")
-                for name, ds in f["subspaces"].items():
-                    if name in self._info:
-                        continue
-                    a = dict(ds.attrs)
-                    self._where[name] = file
-                    self._info[name] = SubspaceInfo(
-                        mover=int(a["mover"]), opponent=int(a["opponent"]), positions=int(a["positions"]),
-                        slots=int(a["slots"]), win=int(a["win"]), draw=int(a["draw"]), loss=int(a["loss"]),
-                        max_win=int(a["max_win"]), max_loss=int(a["max_loss"]), max_plies=int(a["max_plies"]),
-                        seconds=float(a["seconds"]), bytes_on_disk=int(ds.id.get_storage_size()),
-                        checksum=str(a["checksum"]), file=file,
-                    )
+                group = _subspaces_group(f, file)
+                if file.parent == subspace_dir(self.path) and file.stem not in group:
+                    raise DatabaseError(f"{file} is damaged: it has no subspace {file.stem}")
+                for name in group:
+                    self._add(name, group[name], file)
+
+    def _add(self, name: str, ds: h5py.Dataset, file: Path) -> None:
+        if name in self._info:
+            return
+        if not isinstance(ds, h5py.Dataset):
+            raise DatabaseError(f"{file} is damaged: subspaces/{name} is not a dataset")
+        a = dict(ds.attrs)
+        self._info[name] = SubspaceInfo(
+            mover=int(a["mover"]), opponent=int(a["opponent"]), positions=int(a["positions"]),
+            slots=int(a["slots"]), win=int(a["win"]), draw=int(a["draw"]), loss=int(a["loss"]),
+            max_win=int(a["max_win"]), max_loss=int(a["max_loss"]), max_plies=int(a["max_plies"]),
+            seconds=float(a["seconds"]), bytes_on_disk=int(ds.id.get_storage_size()),
+            checksum=str(a["checksum"]), file=file,
+        )
 
     # -- catalogue ------------------------------------------------------------------------------
     def subspaces(self) -> list[SubspaceInfo]:

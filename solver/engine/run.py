@@ -1,6 +1,7 @@
 """``morris solve``: every subspace up to N men, in dependency order, resumable.
 
-Finished pairs are written at once (``database.storage``), so a rerun after a kill skips them.
+Each finished pair is added to the database at once (``database.storage.add_subspaces``: its
+subspace files, then a new main file), so a rerun after a kill skips it.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..database.lock import writer_lock
-from ..database.storage import STAT_KEYS, Database, assemble, write_part
+from ..database.storage import STAT_KEYS, Database, add_subspaces, relink
 from ..index import board_index
 from ..rules.rulesets import RuleSet
 from .pair import SubspaceResult, solve_pair, warm_up
@@ -43,9 +44,12 @@ def solve(
 
 def _solve_locked(rules, max_men, db_path, progress, echo, on_pair) -> list[SolveRow]:
     index = board_index(rules.board)
+    for line in relink(db_path, rules):
+        echo(line)
     db = Database(db_path, rules, must_exist=False)
     solved = SolvedValues(lambda x, y: db.values(x, y))
     rows: list[SolveRow] = []
+    added = 0
     try:
         pairs = pairs_up_to(max_men)
         for i, (a, b) in enumerate(pairs):
@@ -58,7 +62,8 @@ def _solve_locked(rules, max_men, db_path, progress, echo, on_pair) -> list[Solv
                 warm_up()
                 results = _solve_one(rules, index, a, b, solved, progress)
                 stats = [_stats_of_result(r) for r in results]
-                write_part(db_path, rules, [(r.values, st) for r, st in zip(results, stats)])
+                add_subspaces(db_path, rules, [(r.values, st) for r, st in zip(results, stats)])
+                added += len(results)
                 solved.keep_for(rules, pairs[i + 1 :], [(r.mover, r.opponent, r.values) for r in results])
                 done = [SolveRow(st, skipped=False) for st in stats]
                 db.close()
@@ -67,7 +72,6 @@ def _solve_locked(rules, max_men, db_path, progress, echo, on_pair) -> list[Solv
             on_pair(done)
     finally:
         db.close()
-    added = assemble(db_path, rules)
     if added:
         echo(f"wrote {added} subspaces to {db_path}")
     return rows

@@ -1,0 +1,230 @@
+"""The database's files (format version 2): a main file of external links to one file per subspace,
+read by plain h5py from any folder, and renamed by hand; a kill between a subspace file and the main file, stray
+temporary files, a dangling link; format version 1 read and migrated; adding a pair leaves the
+files already written alone."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from solver.cli import main
+from solver.database import storage
+from solver.database.storage import Database, add_subspaces, copy_database, exists, subspace_dir, subspace_file
+from solver.engine.run import solve
+from solver.errors import DatabaseError
+from solver.rules import make_rules
+
+STANDARD = make_rules("standard")
+quiet = {"progress": False, "echo": lambda s: None}
+
+
+@pytest.fixture(scope="module")
+def std_db(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("storage") / "standard.h5"
+    solve(STANDARD, 4, path, **quiet)
+    return path
+
+
+def checksums(path: Path) -> dict[str, str]:
+    with Database(path) as db:
+        return {s.name: s.checksum for s in db.subspaces()}
+
+
+def stamp(file: Path) -> tuple[int, int, int]:
+    st = file.stat()
+    return st.st_ino, st.st_mtime_ns, st.st_size
+
+
+def test_main_file_links_one_file_per_subspace(std_db):
+    with h5py.File(std_db) as f, Database(std_db) as db:
+        assert f.attrs["format_version"] == 2
+        assert sorted(f["subspaces"]) == ["3-3", "3-4", "4-3", "4-4"]
+        for name in f["subspaces"]:
+            link = f["subspaces"].get(name, getlink=True)
+            assert isinstance(link, h5py.ExternalLink)
+            assert (link.filename, link.path) == (f"standard.h5.d/{name}.h5", f"/subspaces/{name}")
+            held = subspace_file(std_db, name)
+            with h5py.File(held) as g:
+                assert g.attrs["format_version"] == 2 and g.attrs["rules"] == f.attrs["rules"]
+                own = g["subspaces"][name]
+                assert own.compression == "gzip" and own.shuffle and own.dtype == np.uint16
+                assert own.attrs["checksum"] == f["subspaces"][name].attrs["checksum"]
+                through_main = f["subspaces"][name][...]
+                assert np.array_equal(through_main, own[...])
+                assert np.array_equal(through_main, db.values(*map(int, name.split("-"))))
+                info = db.info(*map(int, name.split("-")))
+                assert info.file == held and info.bytes_on_disk == own.id.get_storage_size()
+                assert info.checksum == storage.checksum(through_main)
+
+
+def test_h5py_follows_the_links_from_any_folder_and_after_a_move(std_db, tmp_path, monkeypatch):
+    with h5py.File(subspace_file(std_db, "3-3")) as f:
+        want = f["subspaces/3-3"][...]
+    decoy = tmp_path / "standard.h5.d" / "3-3.h5"  # the link's name, but relative to the working folder
+    decoy.parent.mkdir()
+    with h5py.File(decoy, "w") as f:
+        f["subspaces/3-3"] = np.zeros(5, dtype=np.uint16)
+    monkeypatch.chdir(tmp_path)
+    for name in (str(std_db), os.path.relpath(std_db)):
+        with h5py.File(name) as f:
+            assert np.array_equal(f["subspaces/3-3"][...], want)
+    moved = tmp_path / "elsewhere" / "standard.h5"  # the file and its folder moved together
+    moved.parent.mkdir()
+    shutil.copy(std_db, moved)
+    shutil.copytree(subspace_dir(std_db), subspace_dir(moved))
+    with h5py.File("elsewhere/standard.h5") as f:
+        assert np.array_equal(f["subspaces/3-3"][...], want)
+    assert checksums(moved) == checksums(std_db)
+
+
+def test_database_renamed_by_hand_is_read_and_linked_again_by_a_solve(std_db, tmp_path):
+    path = tmp_path / "renamed.h5"
+    shutil.copy(std_db, path)
+    shutil.copytree(subspace_dir(std_db), subspace_dir(path))
+    with h5py.File(path) as f:  # the links still name standard.h5.d/, not beside this file
+        with pytest.raises(KeyError):
+            f["subspaces/3-3"]
+    assert checksums(path) == checksums(std_db)
+    assert all(r.skipped for r in solve(STANDARD, 4, path, **quiet))
+    with h5py.File(path) as f:
+        assert f["subspaces"].get("3-3", getlink=True).filename == "renamed.h5.d/3-3.h5"
+        assert f["subspaces/3-3"].attrs["checksum"] == checksums(std_db)["3-3"]
+
+
+def test_subspace_file_not_yet_linked_is_read_and_linked_without_solving(std_db, tmp_path):
+    """A kill after the pair 3-4 and 4-3 is in its files but before the main file links it."""
+    path = tmp_path / "killed.h5"
+    solve(STANDARD, 3, path, **quiet)
+    with Database(std_db) as db:
+        for a, b in ((3, 4), (4, 3)):
+            stats = {key: getattr(db.info(a, b), key) for key in storage.STAT_KEYS}
+            storage._write_subspace(path, STANDARD, db.values(a, b), stats)  # the first step alone
+    with h5py.File(path) as f:
+        assert sorted(f["subspaces"]) == ["3-3"]
+    assert sorted(checksums(path)) == ["3-3", "3-4", "4-3"]
+    before = {n: stamp(subspace_file(path, n)) for n in ("3-4", "4-3")}
+    lines: list[str] = []
+    rows = solve(STANDARD, 4, path, progress=False, echo=lines.append)
+    assert "linked 2 subspace files that" in lines[1], lines
+    assert "3-4 and 4-3: done already, skipped" in lines
+    assert [(r.stats["mover"], r.stats["opponent"], r.skipped) for r in rows] == [
+        (3, 3, True), (3, 4, True), (4, 3, True), (4, 4, False),
+    ]
+    assert {n: stamp(subspace_file(path, n)) for n in ("3-4", "4-3")} == before
+    with h5py.File(path) as f:
+        assert sorted(f["subspaces"]) == ["3-3", "3-4", "4-3", "4-4"]
+    assert checksums(path) == checksums(std_db)
+
+
+def test_temporary_files_are_ignored_and_removed_by_the_next_solve(std_db, tmp_path):
+    path = tmp_path / "copy.h5"
+    copy_database(std_db, path)
+    stray = [subspace_dir(path) / ".x.tmp", subspace_dir(path) / ".5-5.h5.tmp", tmp_path / ".copy.h5.tmp"]
+    for file in stray:
+        file.write_bytes(b"half a file")
+    assert checksums(path) == checksums(std_db)
+    lonely = tmp_path / "only-tmp.h5"
+    subspace_dir(lonely).mkdir()
+    (subspace_dir(lonely) / ".3-3.h5.tmp").write_bytes(b"")
+    assert not exists(lonely)
+    with pytest.raises(DatabaseError, match="no database at"):
+        Database(lonely)
+    rows = solve(STANDARD, 4, path, **quiet)
+    assert all(r.skipped for r in rows)
+    assert not any(file.exists() for file in stray)
+
+
+def write_v1(path: Path, source: Path, inline: list[str], parts: list[str] = ()) -> None:
+    """A format version 1 database by hand, from ``source``'s subspaces: ``inline`` as datasets in
+    the main file, ``parts`` in one part file as an interrupted run left them."""
+    with h5py.File(source) as src:
+        header = {key: src.attrs[key] for key in ("rules", "index_scheme", "code_version", "created")}
+
+    def v1_file(file: Path, names: list[str]) -> None:
+        with h5py.File(file, "w") as f:
+            f.attrs.update(header, format="morris-db", format_version=1)
+            group = f.create_group("subspaces")
+            for name in names:
+                with h5py.File(subspace_file(source, name)) as own:  # the dataset itself, compressed
+                    own.copy(own["subspaces"][name], group, name)
+
+    v1_file(path, inline)
+    if parts:
+        storage.parts_dir(path).mkdir()
+        v1_file(storage.parts_dir(path) / f"{parts[0]}.h5", parts)
+
+
+def test_version_1_database_is_read_and_migrated_by_the_next_solve(std_db, tmp_path):
+    whole = tmp_path / "v1-whole.h5"
+    write_v1(whole, std_db, ["3-3", "3-4", "4-3", "4-4"])
+    with h5py.File(whole) as f:
+        assert isinstance(f["subspaces"].get("4-4", getlink=True), h5py.HardLink)
+    assert checksums(whole) == checksums(std_db)
+    with Database(whole) as db, Database(std_db) as new:
+        assert db.info(4, 4).file == whole
+        assert np.array_equal(db.values(4, 4), new.values(4, 4))
+    info = CliRunner().invoke(main, ["info", "--db", str(whole)])
+    assert info.exit_code == 0 and "4 subspaces" in info.output
+
+    small = tmp_path / "v1-small.h5"  # 3-3 in the main file, 3-4 and 4-3 in a part file
+    write_v1(small, std_db, ["3-3"], ["3-4", "4-3"])
+    assert sorted(checksums(small)) == ["3-3", "3-4", "4-3"]
+    lines: list[str] = []
+    rows = solve(STANDARD, 4, small, progress=False, echo=lines.append)
+    assert any(line.startswith(f"migrated {small} to format version 2: 3 subspaces") for line in lines), lines
+    assert [r.skipped for r in rows] == [True, True, True, False]
+    assert checksums(small) == checksums(std_db)
+    assert not storage.parts_dir(small).exists()
+    with h5py.File(small) as f:
+        assert f.attrs["format_version"] == 2
+        assert sorted(f["subspaces"]) == ["3-3", "3-4", "4-3", "4-4"]
+        assert all(isinstance(f["subspaces"].get(n, getlink=True), h5py.ExternalLink) for n in f["subspaces"])
+
+
+def test_dangling_link_is_one_line(std_db, tmp_path):
+    path = tmp_path / "dangling.h5"
+    copy_database(std_db, path)
+    missing = subspace_file(path, "4-3")
+    missing.unlink()
+    with pytest.raises(DatabaseError) as err:
+        Database(path)
+    assert str(missing) in str(err.value) and "\n" not in str(err.value)
+    for args in (["info", "--db", str(path)], ["solve", "--db", str(path), "-q"]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 1 and "Traceback" not in result.output
+        (line,) = result.stderr.strip().splitlines()
+        assert line.startswith("error: ") and str(missing) in line
+
+
+def test_adding_a_pair_leaves_the_files_already_written_alone(tmp_path, monkeypatch):
+    path = tmp_path / "grow.h5"
+    solve(STANDARD, 3, path, **quiet)
+    first, main_before = stamp(subspace_file(path, "3-3")), stamp(path)
+    solve(STANDARD, 4, path, **quiet)
+    assert stamp(subspace_file(path, "3-3")) == first
+    assert stamp(path)[0] != main_before[0]  # the main file is a new file, renamed over the old
+
+    opened: list[tuple[str, str]] = []
+    real = h5py.File
+
+    def spy(name, mode="r", *args, **kwargs):
+        opened.append((Path(name).name, mode))
+        return real(name, mode, *args, **kwargs)
+
+    values = np.arange(10, dtype=np.uint16)
+    stats = dict.fromkeys(storage.STAT_KEYS, 0) | {"mover": 5, "opponent": 5, "slots": 10}
+    before = {p.name: stamp(p) for p in subspace_dir(path).iterdir()}
+    monkeypatch.setattr(h5py, "File", spy)
+    add_subspaces(path, STANDARD, [(values, stats)])
+    monkeypatch.undo()
+    assert {p.name: stamp(p) for p in subspace_dir(path).iterdir() if p.name != "5-5.h5"} == before
+    assert sorted(opened) == [(".5-5.h5.tmp", "w"), (".grow.h5.tmp", "w"), ("grow.h5", "r")]
+    with h5py.File(path) as f:
+        assert np.array_equal(f["subspaces/5-5"][...], values)

@@ -30,10 +30,10 @@ def _plain(fn):
 
 @pytest.mark.parametrize("as_python", [False, True])
 def test_popcount_and_ctz(as_python):
-    """Exact on masks up to 62 bits, compiled and as plain Python (where the int64 product of
-    popcount does not wrap)."""
-    popcount = _plain(bits.popcount) if as_python else bits.popcount
-    ctz = _plain(bits.ctz) if as_python else bits.ctz
+    """Exact on masks up to 62 bits, compiled (the processor's instructions) and as the plain
+    Python that replaces them without the JIT (where the int64 product of popcount does not wrap)."""
+    popcount = bits.popcount_plain if as_python else bits.popcount
+    ctz = bits.ctz_plain if as_python else bits.ctz
     rng = random.Random(1)
     for _ in range(2000):
         x = rng.getrandbits(rng.randint(1, 62))

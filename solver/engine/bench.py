@@ -25,6 +25,7 @@ class BenchRow:
     wall: float
     cpu: float
     held_bytes: int
+    phases: dict[str, float]  # wall seconds per step of the solve (pair.PHASES)
 
     @property
     def rate(self) -> float:
@@ -34,12 +35,15 @@ class BenchRow:
         return {
             "pair": self.name, "positions": self.positions, "wall_s": round(self.wall, 3), "cpu_s": round(self.cpu, 3),
             "positions_per_s": round(self.rate), "held_bytes_per_position": round(self.held_bytes / self.positions, 3),
+            "phases_s": {k: round(v, 3) for k, v in self.phases.items()},
         }
 
     def __str__(self) -> str:
         return (
             f"{self.name:>10}  {self.positions:>13,} pos  {self.wall:8.2f} s wall  {self.cpu:8.2f} s cpu  "
-            f"{self.rate / 1e6:6.2f} M pos/s  {self.held_bytes / self.positions:5.2f} B/pos held"
+            f"{self.rate / 1e6:6.2f} M pos/s  {self.held_bytes / self.positions:5.2f} B/pos held  ("
+            + ", ".join(f"{k} {v:.1f}" for k, v in self.phases.items())
+            + ")"
         )
 
 
@@ -92,7 +96,8 @@ def run_bench(
         wall, cpu = time.perf_counter() - t, time.process_time() - c
         values.keep_for(rules, pairs[i + 1 :], [(r.mover, r.opponent, r.values) for r in results])
         row = BenchRow(
-            f"{a}-{b}" + ("" if a == b else f" + {b}-{a}"), sum(r.positions for r in results), wall, cpu, results[0].held_bytes
+            f"{a}-{b}" + ("" if a == b else f" + {b}-{a}"), sum(r.positions for r in results), wall, cpu, results[0].held_bytes,
+            results[0].phases,
         )
         rows.append(row)
         if on_row:

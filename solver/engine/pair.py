@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numba
 import numpy as np
@@ -24,10 +24,14 @@ from .kernels import codes, frontier, initialise, propagate, removals, schedule
 from .plan import SolvedValues, fewer_men_needed, removal_depth
 
 BLOCK = 1 << 15  # frontier entries per propagation block
+DECISION_RANGES = 1024  # about this many slot ranges share out a block's decisions among threads
+SORT_PARTS = 16  # parts of a block counted and scattered in parallel
+PARALLEL_DECISIONS = 1 << 14  # fewer predecessors in a block are decided on one thread
 # Working memory per slot of the pair: value 2, count 1, removals 2, two frontier bitmaps 1/8 +
 # 1/8, and at most 4 more for the schedule of removal outcomes (one uint32 per scheduled slot).
 WORKING_BYTES_PER_SLOT = 2 + 1 + 2 + 0.25
 SCHEDULE_BYTES_PER_SLOT = 4
+PHASES = ("initialise", "removals", "schedule", "predecessors", "sorting", "decisions")
 NONE = np.zeros(1, dtype=np.uint16)  # stands for a smaller subspace that no removal reaches
 
 
@@ -44,6 +48,7 @@ class SubspaceResult:
     max_loss: int
     seconds: float  # wall time of the pair's solve (both halves), compilation excluded
     held_bytes: int = 0  # working arrays of the pair while solving (smaller subspaces excluded)
+    phases: dict[str, float] = field(default_factory=dict)  # wall seconds of each step (see PHASES)
 
     @property
     def max_plies(self) -> int:
@@ -68,6 +73,14 @@ def solve_pair(
         # (y - k, x) after moves that remove k men: 1, or up to 3 under per-mill (``most_removals``)
         fewer[h] = tuple(solved(y - k, x) if (y - k, x) in need else NONE for k in (1, 2, 3))
     t0 = time.perf_counter()  # smaller subspaces are loaded: from here on it is solving
+    phases = dict.fromkeys(PHASES, 0.0)
+    clock = [t0]
+
+    def lap(phase: str) -> None:
+        now = time.perf_counter()
+        phases[phase] += now - clock[0]
+        clock[0] = now
+
     for h in halves:
         x, y = h
         size = index.slots(x, y)
@@ -83,11 +96,13 @@ def solve_pair(
             )
             if progress:
                 progress(hi - lo)
+        lap("initialise")
         # Positions whose removals may win: found backwards from the losses they remove into.
         for removed, smaller in zip((1, 2, 3), fewer[h]):
             if smaller is not NONE:
                 removals.mark_removal_candidates(x, y, value[h], count[h], removal[h], y - removed, smaller, g, ix)
         removals.resolve_candidates(x, y, value[h], count[h], removal[h], g, ix, *fewer[h])
+        lap("removals")
 
     order, start, cur, ncur, nxt, deferred, ndef = {}, {}, {}, {}, {}, {}, {}
     last_scheduled = 0
@@ -100,8 +115,14 @@ def solve_pair(
         ncur[h] = schedule.level_zero(value[h], cur[h])
         deferred[h] = np.empty((1024, 2), dtype=np.int64)
         ndef[h] = 0
+    lap("schedule")
 
     block = np.empty(BLOCK, dtype=np.uint32)  # frontier slots read back from the bitmap
+    # Decisions are made in parallel, one thread per range of 2**shift slots (whole bitmap words).
+    shift = {h: max(6, (value[h].shape[0] // DECISION_RANGES).bit_length()) for h in halves}
+    ranges = {h: (value[h].shape[0] >> shift[h]) + 1 for h in halves}
+    buckets = {h: (np.zeros(ranges[h] + 1, dtype=np.int64), np.zeros(ranges[h], dtype=np.int64)) for h in halves}
+    hist = {h: np.zeros((SORT_PARTS, ranges[h]), dtype=np.int64) for h in halves}
     level = 0
     while True:
         for h in halves:
@@ -120,23 +141,29 @@ def solve_pair(
             width = front_b * (g.n - front_a - front_b) + 1  # un-moves of one man, or the pass
             preds = np.empty((min(BLOCK, max(64, int(ncur[h]) + 64)), width), dtype=np.int64)
             npreds = np.empty(preds.shape[0], dtype=np.int64)
+            flat = np.empty(preds.size, dtype=np.int64)  # the block's predecessors, by slot range
+            late = np.empty((preds.size, 2), dtype=np.int64)
+            starts, nlate = buckets[other]
             word, left = 0, int(ncur[h])
             while left > 0:
                 k, word = frontier.collect(cur[h], word, block[: preds.shape[0]])
                 left -= k
-                propagate.gather_predecessors(
-                    block, k, front_a, front_b, value[h], preds, npreds, value[other], count[other], removal[other], g, ix
+                propagate.gather_predecessors(block, k, front_a, front_b, preds, npreds, g, ix)
+                lap("predecessors")
+                propagate.bucket_predecessors(preds, npreds, k, shift[other], flat, starts, hist[other])
+                lap("sorting")
+                apply = propagate.apply_predecessors if starts[-1] >= PARALLEL_DECISIONS else propagate.apply_predecessors_serial
+                nnext[other] += apply(
+                    level, flat, starts, value[other], count[other], removal[other], nxt[other],
+                    other[0], other[1], late, nlate, g, ix, *fewer[other],
                 )
-                need = ndef[other] + int(npreds[:k].sum())
+                need = ndef[other] + int(nlate.sum())
                 if need > deferred[other].shape[0]:
                     grown = np.empty((2 * need, 2), dtype=np.int64)
                     grown[: ndef[other]] = deferred[other][: ndef[other]]
                     deferred[other] = grown
-                nnext[other], ndef[other] = propagate.apply_predecessors(
-                    block, k, value[h], preds, npreds,
-                    value[other], count[other], removal[other], nxt[other], nnext[other],
-                    other[0], other[1], deferred[other], ndef[other], g, ix, *fewer[other],
-                )
+                ndef[other] = propagate.append_late(late, starts, nlate, deferred[other], ndef[other])
+                lap("decisions")
         for h in halves:
             cur[h], nxt[h] = nxt[h], cur[h]
             ncur[h] = nnext[h]
@@ -149,7 +176,8 @@ def solve_pair(
         pos, win, draw, loss, max_win, max_loss = codes.tally(value[h])
         results.append(
             SubspaceResult(
-                h[0], h[1], value[h], int(pos), int(win), int(draw), int(loss), int(max_win), int(max_loss), seconds, held
+                h[0], h[1], value[h], int(pos), int(win), int(draw), int(loss), int(max_win), int(max_loss), seconds, held,
+                phases,
             )
         )
     return results

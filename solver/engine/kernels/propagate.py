@@ -1,5 +1,6 @@
-"""One propagation step: predecessors of the decided frontier (in parallel), then their decisions (in
-order, so that results do not depend on the thread count)."""
+"""One propagation step: predecessors of the decided frontier, then their decisions, both in
+parallel: the predecessors are sorted into slot ranges that one thread each decides, so that no
+slot is shared and results do not depend on the thread count."""
 
 from __future__ import annotations
 
@@ -13,30 +14,24 @@ from .codes import SYMS, LAZY, NOLOSS, UNKNOWN, may_lose
 from .frontier import add
 from .removals import removal_outcome
 from .slots import slot_of
+from ...jit import helper
 from .successors import count_successors, has_move, mill_keeps_men, sort_unique
 
 
 @nb.njit(cache=True, parallel=True)
-def gather_predecessors(frontier, nfront, front_a, front_b, front_value, preds, npreds, value, count, removals, g, ix):
-    """For each frontier slot of subspace (front_a, front_b) (values ``front_value``; its position
-    is (fm, fo)), the distinct slots of (front_b, front_a) (``value``, ``count``, ``removals``)
-    whose mover reaches it by a move without removal (or by a pass). Writes preds[i, :npreds[i]].
-
-    Where the frontier position is a win, an undecided predecessor that could still lose gets
-    its successor count now, before ``apply_predecessors`` decrements it (two threads may compute
-    the same count; they write the same number)."""
+def gather_predecessors(frontier, nfront, front_a, front_b, preds, npreds, g, ix):
+    """For each frontier slot of subspace (front_a, front_b) (its position is (fm, fo)), the
+    distinct slots of (front_b, front_a) whose mover reaches it by a move without removal (or by
+    a pass). Writes preds[i, :npreds[i]]. Pure geometry: no value is read or written here, so
+    that the random accesses to the large arrays happen once, sorted, in ``decide_range``."""
     n, adj, mill_masks, point_mills, opts = g.n, g.adj, g.mill_masks, g.point_mills, g.opts
     mask_info = ix.mask_info
     empty_all = (1 << n) - 1
     flying = opts[OPT_FLY] != 0 and front_b == 3
     nchunks = (nfront + 255) // 256
     for c in nb.prange(nchunks):
-        syms = np.empty(SYMS, dtype=np.int64)
-        succ = np.empty(MAX_MOVES, dtype=np.int64)
         for i in range(c * 256, min(nfront, (c + 1) * 256)):
-            q = frontier[i]
-            front_wins = (front_value[q] - 1) % 2 == 1
-            fm, fo = unrank_position(front_a, front_b, q, ix)
+            fm, fo = unrank_position(front_a, front_b, frontier[i], ix)
             k = 0
             if opts[OPT_MILL_WINS] and men_in_mills(fm, mill_masks) != 0:
                 npreds[i] = 0  # every predecessor had already lost
@@ -55,67 +50,143 @@ def gather_predecessors(frontier, nfront, front_a, front_b, front_value, preds, 
                 while f:
                     lowf = f & -f
                     f ^= lowf
-                    pred_m = (fo & ~lowt) | lowf
-                    p = slot_of(pred_m, fm, ix)
-                    preds[i, k] = p
+                    preds[i, k] = slot_of((fo & ~lowt) | lowf, fm, ix)
                     k += 1
-                    if front_wins and count[p] == UNKNOWN and value[p] == 0 and may_lose(removals[p]):
-                        count[p] = count_successors(front_b, front_a, pred_m, fm, succ, syms, g, ix)
-            # The pass repeats the lines above on purpose: moving them into a helper made the
-            # chain about 20% slower (morris bench); this loop is the engine's hot path.
             if opts[OPT_PASS] and not has_move(fo, fm, g, flying):
-                p = slot_of(fo, fm, ix)
-                preds[i, k] = p
+                preds[i, k] = slot_of(fo, fm, ix)
                 k += 1
-                if front_wins and count[p] == UNKNOWN and value[p] == 0 and may_lose(removals[p]):
-                    count[p] = count_successors(front_b, front_a, fo, fm, succ, syms, g, ix)
             if mask_info[fm] & SYMMETRIC and k > 1:
                 k = sort_unique(preds[i], k)  # only a symmetry fixing fm makes two share a slot
             npreds[i] = k
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, parallel=True)
+def bucket_predecessors(preds, npreds, k, shift, flat, starts, hist):
+    """Counting sort of preds[i, :npreds[i]] (i < k) by slot range (``slot >> shift``) into
+    ``flat``; bucket b is flat[starts[b]:starts[b + 1]]. Each bucket covers whole words of the
+    frontier bitmap (shift >= 6), so that one thread can own it. The rows are split into
+    hist.shape[0] parts, counted and scattered in parallel; the order within a bucket (by part,
+    then by row) does not depend on the thread count."""
+    nparts = hist.shape[0]
+    nbuckets = starts.shape[0] - 1
+    per = (k + nparts - 1) // nparts
+    for t in nb.prange(nparts):
+        hist[t, :] = 0
+        for i in range(t * per, min(k, (t + 1) * per)):
+            for j in range(npreds[i]):
+                hist[t, preds[i, j] >> shift] += 1
+    total = 0
+    for b in range(nbuckets):
+        starts[b] = total
+        for t in range(nparts):
+            c = hist[t, b]
+            hist[t, b] = total  # where part t's entries of bucket b go
+            total += c
+    starts[nbuckets] = total
+    for t in nb.prange(nparts):
+        for i in range(t * per, min(k, (t + 1) * per)):
+            for j in range(npreds[i]):
+                p = preds[i, j]
+                b = p >> shift
+                flat[hist[t, b]] = p
+                hist[t, b] += 1
+
+
+@nb.njit(cache=True, parallel=True)
 def apply_predecessors(
-    frontier, nfront, front_value, preds, npreds, value, count, removals, decided, nout, pred_a, pred_b, deferred, ndef,
-    g, ix,
-    fewer1, fewer2, fewer3,
+    lvl, flat, starts, value, count, removals, decided, pred_a, pred_b, late, nlate, g, ix, fewer1, fewer2, fewer3,
 ):
-    """Serial half of a propagation step: decide predecessors (of subspace (pred_a, pred_b)) and mark
-    the decided ones in the bitmap ``decided`` (the next level's frontier), counting them in nout. A predecessor left with only removals to try gets its LAZY
-    removal outcome now; a loss that must wait for a removal's later level goes to ``deferred``
-    (slot, level). Returns (nout, ndef)."""
-    n = g.n
-    removed_syms = np.empty((n, SYMS), dtype=np.int64)
-    removed_canon = np.empty((n, 3), dtype=np.int64)
-    for i in range(nfront):
-        lvl = front_value[frontier[i]] - 1
-        new = lvl + 2  # value of a predecessor decided now: level lvl + 1
-        for j in range(npreds[i]):
-            p = preds[i, j]
-            if value[p] != 0:
+    """Decide the predecessors (of subspace (pred_a, pred_b)) of a frontier at level ``lvl``,
+    bucketed by ``bucket_predecessors``: one thread per bucket, so no slot is touched by two
+    threads, and the decisions do not depend on the order (every frontier entry has the same
+    level). Returns how many were decided (see ``decide_range``)."""
+    nbuckets = starts.shape[0] - 1
+    outs = np.zeros(nbuckets, dtype=np.int64)
+    for b in nb.prange(nbuckets):
+        nlate[b] = 0
+        if starts[b] < starts[b + 1]:
+            succ = np.empty(MAX_MOVES, dtype=np.int64)
+            syms = np.empty(SYMS, dtype=np.int64)
+            removed_syms = np.empty((g.n, SYMS), dtype=np.int64)
+            removed_canon = np.empty((g.n, 3), dtype=np.int64)
+            outs[b], nlate[b] = decide_range(
+                lvl, flat, starts[b], starts[b + 1], value, count, removals, decided, pred_a, pred_b, late,
+                succ, syms, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3,
+            )
+    return outs.sum()
+
+
+@nb.njit(cache=True)
+def apply_predecessors_serial(
+    lvl, flat, starts, value, count, removals, decided, pred_a, pred_b, late, nlate, g, ix, fewer1, fewer2, fewer3,
+):
+    """``apply_predecessors`` on one thread, for small blocks, where waking the threads would
+    cost more than the work."""
+    succ = np.empty(MAX_MOVES, dtype=np.int64)
+    syms = np.empty(SYMS, dtype=np.int64)
+    removed_syms = np.empty((g.n, SYMS), dtype=np.int64)
+    removed_canon = np.empty((g.n, 3), dtype=np.int64)
+    out = 0
+    for b in range(starts.shape[0] - 1):
+        k, nlate[b] = decide_range(
+            lvl, flat, starts[b], starts[b + 1], value, count, removals, decided, pred_a, pred_b, late,
+            succ, syms, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3,
+        )
+        out += k
+    return out
+
+
+@helper
+def decide_range(
+    lvl, flat, lo, hi, value, count, removals, decided, pred_a, pred_b, late, succ, syms, removed_syms, removed_canon,
+    g, ix, fewer1, fewer2, fewer3,
+):
+    """Decide the predecessors flat[lo:hi]; mark the decided ones in the bitmap ``decided`` (the
+    next level's frontier). A predecessor left with only removals to try gets its LAZY removal
+    outcome now; a loss that must wait for a removal's later level is written to late[lo + i] =
+    (slot, level). Returns (how many decided, how many late)."""
+    new = lvl + 2  # value of a predecessor decided now: level lvl + 1
+    wins = lvl % 2 == 0  # a move to a lost position: win
+    nout = 0
+    nl = 0
+    for i in range(lo, hi):
+        p = flat[i]
+        if value[p] != 0:
+            continue
+        if wins:
+            value[p] = new
+            add(decided, p)
+            nout += 1
+            continue
+        if not may_lose(removals[p]):
+            continue
+        if count[p] == UNKNOWN:  # first reached by a win: count its successors now
+            m, o = unrank_position(pred_a, pred_b, p, ix)
+            count[p] = count_successors(pred_a, pred_b, m, o, succ, syms, g, ix)
+        count[p] -= 1
+        if count[p] != 0:
+            continue
+        if removals[p] == LAZY:
+            m, o = unrank_position(pred_a, pred_b, p, ix)
+            removals[p] = removal_outcome(pred_a, pred_b, m, o, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3)
+            if removals[p] != 0 and removals[p] != NOLOSS and removals[p] > lvl + 1:
+                late[lo + nl, 0] = p  # every move left wins for the opponent, but later
+                late[lo + nl, 1] = removals[p]
+                nl += 1
                 continue
-            if lvl % 2 == 0:
-                value[p] = new  # a move to a lost position: win
-                add(decided, p)
-                nout += 1
-                continue
-            if not may_lose(removals[p]):
-                continue
-            count[p] -= 1
-            if count[p] != 0:
-                continue
-            if removals[p] == LAZY:
-                m, o = unrank_position(pred_a, pred_b, p, ix)
-                removals[p] = removal_outcome(
-                    pred_a, pred_b, m, o, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3,
-                )
-                if removals[p] != 0 and removals[p] != NOLOSS and removals[p] > lvl + 1:
-                    deferred[ndef, 0] = p  # every move left wins for the opponent, but later
-                    deferred[ndef, 1] = removals[p]
-                    ndef += 1
-                    continue
-            if may_lose(removals[p]) and removals[p] <= lvl + 1:
-                value[p] = new  # every successor wins for the opponent: loss
-                add(decided, p)
-                nout += 1
-    return nout, ndef
+        if may_lose(removals[p]) and removals[p] <= lvl + 1:
+            value[p] = new  # every successor wins for the opponent: loss
+            add(decided, p)
+            nout += 1
+    return nout, nl
+
+
+@nb.njit(cache=True)
+def append_late(late, starts, nlate, deferred, ndef):
+    """Append each bucket's late losses to ``deferred`` (room checked by the caller)."""
+    for b in range(nlate.shape[0]):
+        for i in range(starts[b], starts[b] + nlate[b]):
+            deferred[ndef, 0] = late[i, 0]
+            deferred[ndef, 1] = late[i, 1]
+            ndef += 1
+    return ndef

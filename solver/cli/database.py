@@ -33,7 +33,7 @@ def info(db_path, rules_name, options, as_json):
             {
                 "mover": s.mover, "opponent": s.opponent, "positions": s.positions, "win": s.win, "draw": s.draw,
                 "loss": s.loss, "max_win": s.max_win, "max_loss": s.max_loss, "max_plies": s.max_plies,
-                "slots": s.slots, "bytes": s.bytes_on_disk, "seconds": s.seconds, "checksum": s.checksum,
+                "slots": s.slots, "bytes": s.bytes_on_disk, "seconds": s.seconds, "cpu_seconds": s.cpu_seconds, "checksum": s.checksum,
             }
             for s in db.subspaces()
         ]

@@ -51,7 +51,7 @@ READS_VERSIONS = (1, 2)
 INDEX_SCHEME = "orbit-rep-colex/1"
 CHUNK = 1 << 16  # 128 KiB of values: a single probe decompresses one chunk
 CHUNK_CACHE = 256 << 20  # bytes of decompressed chunks kept per open file
-STAT_KEYS = ("mover", "opponent", "positions", "slots", "win", "draw", "loss", "max_win", "max_loss", "max_plies", "seconds")
+STAT_KEYS = ("mover", "opponent", "positions", "slots", "win", "draw", "loss", "max_win", "max_loss", "max_plies", "seconds", "cpu_seconds")
 SUBSPACE_FILE = re.compile(r"^\d+-\d+\.h5$")  # <a>-<b>.h5; a temporary file starts with "."
 
 
@@ -352,6 +352,7 @@ class SubspaceInfo:
     max_loss: int
     max_plies: int
     seconds: float
+    cpu_seconds: float  # 0 where the file predates it
     bytes_on_disk: int
     checksum: str
     file: Path
@@ -415,7 +416,7 @@ class Database:
             mover=int(a["mover"]), opponent=int(a["opponent"]), positions=int(a["positions"]),
             slots=int(a["slots"]), win=int(a["win"]), draw=int(a["draw"]), loss=int(a["loss"]),
             max_win=int(a["max_win"]), max_loss=int(a["max_loss"]), max_plies=int(a["max_plies"]),
-            seconds=float(a["seconds"]), bytes_on_disk=int(ds.id.get_storage_size()),
+            seconds=float(a["seconds"]), cpu_seconds=float(a.get("cpu_seconds", 0.0)), bytes_on_disk=int(ds.id.get_storage_size()),
             checksum=str(a["checksum"]), file=file,
         )
 

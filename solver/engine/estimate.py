@@ -115,8 +115,9 @@ def plan_run(
         if not is_done:
             held = (held & still_needed(rules, pairs[i:])) | set(pair_inputs(rules, a, b))
         width = max(y * (n - x - y) + 1 for x, y in halves)  # predecessors of one frontier position
-        # per frontier block: predecessor rows (width int64), their counts (int64), the slots (uint32)
-        buffers = BLOCK * (8 * width + 8 + 4)
+        # per frontier block: the slots (uint32), predecessor rows (width uint32) and their counts
+        # (int64), the predecessors sorted by slot range and the late losses (width uint32 each)
+        buffers = BLOCK * (4 + 4 * width + 8 + 2 * 4 * width)
         working = int(slots * (WORKING_BYTES_PER_SLOT + SCHEDULE_BYTES_PER_SLOT)) + buffers
         inputs = sum(index.slots(x, y) * VALUE_BYTES for x, y in held)
         out.append(

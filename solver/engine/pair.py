@@ -23,7 +23,7 @@ from ..rules.tables import game_tables
 from .kernels import codes, frontier, initialise, propagate, removals, schedule
 from .plan import SolvedValues, fewer_men_needed, removal_depth
 
-BLOCK = 1 << 15  # frontier entries per propagation block
+BLOCK = 1 << 18  # frontier entries per propagation block
 DECISION_RANGES = 1024  # about this many slot ranges share out a block's decisions among threads
 SORT_PARTS = 16  # parts of a block counted and scattered in parallel
 PARALLEL_DECISIONS = 1 << 14  # fewer predecessors in a block are decided on one thread
@@ -31,7 +31,7 @@ PARALLEL_DECISIONS = 1 << 14  # fewer predecessors in a block are decided on one
 # 1/8, and at most 4 more for the schedule of removal outcomes (one uint32 per scheduled slot).
 WORKING_BYTES_PER_SLOT = 2 + 1 + 2 + 0.25
 SCHEDULE_BYTES_PER_SLOT = 4
-PHASES = ("initialise", "removals", "schedule", "predecessors", "sorting", "decisions")
+PHASES = ("initialise", "candidates", "removals", "schedule", "predecessors", "sorting", "decisions")
 NONE = np.zeros(1, dtype=np.uint16)  # stands for a smaller subspace that no removal reaches
 
 
@@ -47,6 +47,7 @@ class SubspaceResult:
     max_win: int  # -1 when there is none
     max_loss: int
     seconds: float  # wall time of the pair's solve (both halves), compilation excluded
+    cpu_seconds: float  # CPU time of the same, all threads
     held_bytes: int = 0  # working arrays of the pair while solving (smaller subspaces excluded)
     phases: dict[str, float] = field(default_factory=dict)  # wall seconds of each step (see PHASES)
 
@@ -72,7 +73,7 @@ def solve_pair(
         need = fewer_men_needed(rules, x, y)
         # (y - k, x) after moves that remove k men: 1, or up to 3 under per-mill (``most_removals``)
         fewer[h] = tuple(solved(y - k, x) if (y - k, x) in need else NONE for k in (1, 2, 3))
-    t0 = time.perf_counter()  # smaller subspaces are loaded: from here on it is solving
+    t0, c0 = time.perf_counter(), time.process_time()  # smaller subspaces are loaded: from here on it is solving
     phases = dict.fromkeys(PHASES, 0.0)
     clock = [t0]
 
@@ -101,6 +102,7 @@ def solve_pair(
         for removed, smaller in zip((1, 2, 3), fewer[h]):
             if smaller is not NONE:
                 removals.mark_removal_candidates(x, y, value[h], count[h], removal[h], y - removed, smaller, g, ix)
+        lap("candidates")
         removals.resolve_candidates(x, y, value[h], count[h], removal[h], g, ix, *fewer[h])
         lap("removals")
 
@@ -139,10 +141,10 @@ def solve_pair(
             other = (h[1], h[0])
             front_a, front_b = h
             width = front_b * (g.n - front_a - front_b) + 1  # un-moves of one man, or the pass
-            preds = np.empty((min(BLOCK, max(64, int(ncur[h]) + 64)), width), dtype=np.int64)
+            preds = np.empty((min(BLOCK, max(64, int(ncur[h]) + 64)), width), dtype=np.uint32)
             npreds = np.empty(preds.shape[0], dtype=np.int64)
-            flat = np.empty(preds.size, dtype=np.int64)  # the block's predecessors, by slot range
-            late = np.empty((preds.size, 2), dtype=np.int64)
+            flat = np.empty(preds.size, dtype=np.uint32)  # the block's predecessors, by slot range
+            late = np.empty(preds.size, dtype=np.uint32)
             starts, nlate = buckets[other]
             word, left = 0, int(ncur[h])
             while left > 0:
@@ -162,21 +164,21 @@ def solve_pair(
                     grown = np.empty((2 * need, 2), dtype=np.int64)
                     grown[: ndef[other]] = deferred[other][: ndef[other]]
                     deferred[other] = grown
-                ndef[other] = propagate.append_late(late, starts, nlate, deferred[other], ndef[other])
+                ndef[other] = propagate.append_late(late, starts, nlate, removal[other], deferred[other], ndef[other])
                 lap("decisions")
         for h in halves:
             cur[h], nxt[h] = nxt[h], cur[h]
             ncur[h] = nnext[h]
         level += 1
 
-    seconds = time.perf_counter() - t0
+    seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
     held = sum(arr[h].nbytes for arr in (value, count, removal, order, cur, nxt) for h in halves) + block.nbytes
     results = []
     for h in halves:
         pos, win, draw, loss, max_win, max_loss = codes.tally(value[h])
         results.append(
             SubspaceResult(
-                h[0], h[1], value[h], int(pos), int(win), int(draw), int(loss), int(max_win), int(max_loss), seconds, held,
+                h[0], h[1], value[h], int(pos), int(win), int(draw), int(loss), int(max_win), int(max_loss), seconds, cpu_seconds, held,
                 phases,
             )
         )

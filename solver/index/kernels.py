@@ -143,6 +143,36 @@ def unrank_position(a, b, slot, ix):
 
 
 @helper
+def lowest_points(free, k):
+    """The k lowest points of the set ``free``."""
+    out = 0
+    for _ in range(k):
+        low = free & -free
+        out |= low
+        free ^= low
+    return out
+
+
+@helper
+def next_position(a, b, m, o, r, rep, ix):
+    """The position of the slot after the one holding (m, o), where r is that slot's colex rank
+    and rep its mover's rep index: (m, o, r, rep) of the next slot, without unranking it. The
+    next set of b free points in colex order is the next larger integer with b bits inside the
+    free points: add the lowest bit, carrying through the points that are not free, and put the
+    bits the carry cleared back at the lowest free points."""
+    n = ix.n
+    full = (1 << n) - 1
+    r += 1
+    if r == ix.binom[n - a, b]:
+        rep += 1
+        m = ix.reps[ix.rep_offset[a] + rep]
+        return m, lowest_points(full & ~m, b), 0, rep
+    free = full & ~m
+    nxt = ((o | ~free) + (o & -o)) & free
+    return m, nxt | lowest_points(free, b - popcount(nxt)), r, rep
+
+
+@helper
 def is_canonical_pair(mover, opp, ix):
     """True when (mover, opp) is the canonical form of its orbit."""
     mc, oc, rep = canonical_pair(mover, opp, ix)

@@ -6,11 +6,12 @@ import numba as nb
 import numpy as np
 
 from ...values import DUP
-from ...index.kernels import SYMMETRIC, is_canonical_pair, unrank_position
+from ...index.kernels import SYMMETRIC, is_canonical_pair, next_position, unrank_position
 from ...rules.movegen import MAX_MOVES, OPT_FLY, OPT_FULL_DRAW, OPT_MILL_WINS, OPT_PASS, men_in_mills
 from .codes import SYMS, CHUNK, LAZY, NOLOSS, UNKNOWN
 from .removals import settle_removals
 from .successors import has_internal_move, has_move
+from ...jit import helper
 
 
 @nb.njit(cache=True, parallel=True)
@@ -19,39 +20,55 @@ def init_subspace(a, b, value, count, removals, base, g, ix, most, fewer1, fewer
     their slices): terminal losses and removal outcomes; counts only where removals alone may
     decide a loss. ``most``: the most men one move removes here (``RuleSet.most_removals(a)``);
     ``fewerK`` holds the solved values of (b-K, a)."""
-    n, mill_masks, opts = g.n, g.mill_masks, g.opts
-    mask_info = ix.mask_info
     slots = value.shape[0]
     nchunks = (slots + CHUNK - 1) // CHUNK
-    flying = opts[OPT_FLY] != 0 and a == 3
     for c in nb.prange(nchunks):
         succ = np.empty(MAX_MOVES, dtype=np.int64)
         syms = np.empty(SYMS, dtype=np.int64)
-        removed_syms = np.empty((n, SYMS), dtype=np.int64)
-        removed_canon = np.empty((n, 3), dtype=np.int64)
-        for slot in range(c * CHUNK, min(slots, (c + 1) * CHUNK)):
-            m, o = unrank_position(a, b, base + slot, ix)
-            count[slot] = UNKNOWN
-            removals[slot] = 0
-            value[slot] = 0
-            if mask_info[m] & SYMMETRIC and not is_canonical_pair(m, o, ix):
-                value[slot] = DUP
-                continue
-            if opts[OPT_MILL_WINS] and men_in_mills(o, mill_masks) != 0:
-                value[slot] = 1  # lost already: loss in 0
-                continue
-            if opts[OPT_FULL_DRAW] and (m | o) == (1 << n) - 1:
-                removals[slot] = NOLOSS  # a full board is a draw (Twelve Men's Morris)
-                continue
-            if not opts[OPT_PASS] and not has_move(m, o, g, flying):
-                value[slot] = 1  # blocked: loss in 0
-                continue
-            if b - most >= 3 and has_internal_move(m, o, g, flying):
-                # Removals can only matter once every other successor is a win, or if one wins:
-                # mark_removal_candidates finds those. (Where removals can leave two men, they
-                # win at once, and the scan below finds that without a lookup.)
-                removals[slot] = LAZY
-                continue
-            removals[slot], count[slot] = settle_removals(
-                a, b, m, o, succ, syms, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3,
-            )
+        removed_syms = np.empty((g.n, SYMS), dtype=np.int64)
+        removed_canon = np.empty((g.n, 3), dtype=np.int64)
+        init_chunk(
+            a, b, value, count, removals, base, c * CHUNK, min(slots, (c + 1) * CHUNK), g, ix, most,
+            succ, syms, removed_syms, removed_canon, fewer1, fewer2, fewer3,
+        )
+
+
+@helper
+def init_chunk(
+    a, b, value, count, removals, base, lo, hi, g, ix, most, succ, syms, removed_syms, removed_canon, fewer1, fewer2, fewer3,
+):
+    """``init_subspace`` on the slots lo ... hi - 1, in order: each position follows from the one
+    before (``next_position``), only the first is unranked."""
+    n, mill_masks, opts = g.n, g.mill_masks, g.opts
+    mask_info = ix.mask_info
+    flying = opts[OPT_FLY] != 0 and a == 3
+    per = ix.binom[n - a, b]
+    m, o = unrank_position(a, b, base + lo, ix)
+    rep, r = (base + lo) // per, (base + lo) % per
+    for slot in range(lo, hi):
+        if slot > lo:
+            m, o, r, rep = next_position(a, b, m, o, r, rep, ix)
+        count[slot] = UNKNOWN
+        removals[slot] = 0
+        value[slot] = 0
+        if mask_info[m] & SYMMETRIC and not is_canonical_pair(m, o, ix):
+            value[slot] = DUP
+            continue
+        if opts[OPT_MILL_WINS] and men_in_mills(o, mill_masks) != 0:
+            value[slot] = 1  # lost already: loss in 0
+            continue
+        if opts[OPT_FULL_DRAW] and (m | o) == (1 << n) - 1:
+            removals[slot] = NOLOSS  # a full board is a draw (Twelve Men's Morris)
+            continue
+        if not opts[OPT_PASS] and not has_move(m, o, g, flying):
+            value[slot] = 1  # blocked: loss in 0
+            continue
+        if b - most >= 3 and has_internal_move(m, o, g, flying):
+            # Removals can only matter once every other successor is a win, or if one wins:
+            # mark_removal_candidates finds those. (Where removals can leave two men, they
+            # win at once, and the scan below finds that without a lookup.)
+            removals[slot] = LAZY
+            continue
+        removals[slot], count[slot] = settle_removals(
+            a, b, m, o, succ, syms, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3,
+        )

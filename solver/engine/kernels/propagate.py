@@ -143,8 +143,8 @@ def decide_range(
 ):
     """Decide the predecessors flat[lo:hi]; mark the decided ones in the bitmap ``decided`` (the
     next level's frontier). A predecessor left with only removals to try gets its LAZY removal
-    outcome now; a loss that must wait for a removal's later level is written to late[lo + i] =
-    (slot, level). Returns (how many decided, how many late)."""
+    outcome now; a loss that must wait for a removal's later level (its removals code) is written
+    to late[lo + i]. Returns (how many decided, how many late)."""
     new = lvl + 2  # value of a predecessor decided now: level lvl + 1
     wins = lvl % 2 == 0  # a move to a lost position: win
     nout = 0
@@ -170,8 +170,7 @@ def decide_range(
             m, o = unrank_position(pred_a, pred_b, p, ix)
             removals[p] = removal_outcome(pred_a, pred_b, m, o, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3)
             if removals[p] != 0 and removals[p] != NOLOSS and removals[p] > lvl + 1:
-                late[lo + nl, 0] = p  # every move left wins for the opponent, but later
-                late[lo + nl, 1] = removals[p]
+                late[lo + nl] = p  # every move left wins for the opponent, but later (at removals[p])
                 nl += 1
                 continue
         if may_lose(removals[p]) and removals[p] <= lvl + 1:
@@ -182,11 +181,11 @@ def decide_range(
 
 
 @nb.njit(cache=True)
-def append_late(late, starts, nlate, deferred, ndef):
-    """Append each bucket's late losses to ``deferred`` (room checked by the caller)."""
+def append_late(late, starts, nlate, removals, deferred, ndef):
+    """Append each bucket's late losses to ``deferred`` as (slot, level) (room checked by the caller)."""
     for b in range(nlate.shape[0]):
         for i in range(starts[b], starts[b] + nlate[b]):
-            deferred[ndef, 0] = late[i, 0]
-            deferred[ndef, 1] = late[i, 1]
+            deferred[ndef, 0] = late[i]
+            deferred[ndef, 1] = removals[late[i]]
             ndef += 1
     return ndef

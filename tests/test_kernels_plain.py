@@ -55,6 +55,24 @@ def test_index_round_trip(board_name, a, b):
     assert canonical[ranked].all()
 
 
+@pytest.mark.parametrize("board_name,a,b", [("three", 3, 3), ("six", 3, 4), ("six", 4, 3), ("six", 5, 5)])
+def test_next_position_walks_the_slots_in_order(board_name, a, b):
+    """``next_position`` (the first pass's way through a chunk) gives, slot after slot, what
+    unranking each slot gives, across every change of the mover's set."""
+    from solver.index import board_index
+    from solver.index.kernels import next_position, unrank_position
+
+    bi = board_index(board_name)
+    ix = bi.tables
+    per = int(ix.binom[ix.n - a, b])
+    m, o = unrank_position(a, b, 0, ix)
+    r, rep = 0, 0
+    for s in range(1, bi.slots(a, b)):
+        m, o, r, rep = next_position(a, b, m, o, r, rep, ix)
+        assert (m, o) == tuple(unrank_position(a, b, s, ix)), s
+        assert (r, rep) == (s % per, s // per)
+
+
 def test_moves_agree_with_the_reference():
     from reference import MoveGen
     from solver.rules import make_rules

@@ -4,7 +4,9 @@
     python benchmarks/bench_solve.py pair 6 6 --db data/standard.h5   # one pair, its inputs present
 
 A thin script over ``solver.engine.bench``, which ``morris bench`` runs too. Positions are counted
-up to symmetry (canonical slots). Times exclude numba compilation (the kernels are compiled, or
+up to symmetry (canonical slots); under each pair, the wall seconds of each step of its solve
+(initialise, candidates, removals, schedule, predecessors, sorting, decisions). Times exclude numba
+compilation (the kernels are compiled, or
 loaded from numba's cache, first). Results go to benchmarks/RESULTS.md by hand, with the machine
 and date. Not a test.
 """
@@ -33,10 +35,15 @@ def main() -> None:
     use_threads(args.threads)
     rules = make_rules(args.rules)
     print(machine_line())
+
+    def show(row) -> None:
+        print(row)
+        print(row.phases_line())
+
     if args.what == "chain":
-        report = run_bench(rules, pairs_up_to(args.max_men), on_row=print)
+        report = run_bench(rules, pairs_up_to(args.max_men), on_row=show)
     else:
-        report = run_bench(rules, [(args.a, args.b)], db=Database(args.db, rules), on_row=print)
+        report = run_bench(rules, [(args.a, args.b)], db=Database(args.db, rules), on_row=show)
     print(report)
 
 

@@ -41,10 +41,12 @@ class BenchRow:
     def __str__(self) -> str:
         return (
             f"{self.name:>10}  {self.positions:>13,} pos  {self.wall:8.2f} s wall  {self.cpu:8.2f} s cpu  "
-            f"{self.rate / 1e6:6.2f} M pos/s  {self.held_bytes / self.positions:5.2f} B/pos held  ("
-            + ", ".join(f"{k} {v:.1f}" for k, v in self.phases.items())
-            + ")"
+            f"{self.rate / 1e6:6.2f} M pos/s  {self.held_bytes / self.positions:5.2f} B/pos held"
         )
+
+    def phases_line(self) -> str:
+        """Where the wall time went (``pair.PHASES``)."""
+        return " " * 12 + ", ".join(f"{k} {v:.1f} s" for k, v in self.phases.items())
 
 
 @dataclass

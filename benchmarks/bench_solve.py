@@ -6,9 +6,8 @@
 A thin script over ``solver.engine.bench``, which ``morris bench`` runs too. Positions are counted
 up to symmetry (canonical slots); under each pair, the wall seconds of each step of its solve
 (initialise, candidates, removals, schedule, predecessors, sorting, decisions). Times exclude numba
-compilation (the kernels are compiled, or
-loaded from numba's cache, first). Results go to benchmarks/RESULTS.md by hand, with the machine
-and date. Not a test.
+compilation (the kernels are compiled, or loaded from numba's cache, first). Results go to
+benchmarks/RESULTS.md by hand, with the machine and date. Not a test.
 """
 
 from __future__ import annotations

@@ -131,14 +131,14 @@ def unrank_position(a, b, slot, ix):
         r -= binom[j, k]
         chosen |= 1 << j
         j -= 1
-    # spread the chosen free-point indices onto the points outside mc
+    # spread the chosen free-point indices onto the points outside mc, a byte at a time
+    free = ((1 << n) - 1) & ~mc
     opp = 0
-    free_i = 0
-    for p in range(n):
-        if not (mc >> p) & 1:
-            if (chosen >> free_i) & 1:
-                opp |= 1 << p
-            free_i += 1
+    for byte in range(3):
+        f = (free >> (8 * byte)) & 255
+        k = popcount(f)
+        opp |= np.int64(ix.deposit[f, chosen & ((1 << k) - 1)]) << (8 * byte)
+        chosen >>= k
     return mc, opp
 
 

@@ -21,6 +21,18 @@ class IndexTables(NamedTuple):
     reps: np.ndarray  # orbit minima, by popcount then increasing
     rep_offset: np.ndarray  # rep_offset[a]: index in reps of the first a-men minimum
     binom: np.ndarray  # binom[i, j] = C(i, j)
+    deposit: np.ndarray  # deposit[f, c]: the low bits of c spread onto the set bits of the byte f
+
+
+def deposits() -> np.ndarray:
+    """deposit[f, c]: bit i of c moved to the i-th set bit of f (a byte-wide "parallel deposit"),
+    so that unranking spreads a set of free points onto the board by one lookup per byte."""
+    out = np.zeros((256, 256), dtype=np.uint8)
+    for f in range(256):
+        points = [p for p in range(8) if f >> p & 1]
+        for c in range(1 << len(points)):
+            out[f, c] = sum(1 << p for i, p in enumerate(points) if c >> i & 1)
+    return out
 
 
 def binomials(n: int) -> np.ndarray:
@@ -61,7 +73,7 @@ class BoardIndex:
         rep_offset[1:] = np.cumsum(self.rep_count)
         reps = np.zeros(int(rep_offset[-1]), dtype=np.int64)
         k.fill_reps(n, mask_info, rep_offset, reps)
-        self.tables = IndexTables(n, sym_img.shape[0], sym_img, mask_info, reps, rep_offset, binomials(n))
+        self.tables = IndexTables(n, sym_img.shape[0], sym_img, mask_info, reps, rep_offset, binomials(n), deposits())
 
     def slots(self, a: int, b: int) -> int:
         return int(self.rep_count[a]) * int(self.tables.binom[self.n - a, b])

@@ -12,6 +12,7 @@ from ...rules.bits import ctz
 from ...rules.movegen import MAX_MOVES, OPT_FLY, OPT_MILL_WINS, OPT_PASS, men_in_mills, mills_formed
 from .codes import SYMS, LAZY, NOLOSS, UNKNOWN, may_lose
 from .frontier import add
+from .prefetch import AHEAD, prefetch
 from .removals import removal_outcome
 from .slots import slot_of
 from ...jit import helper
@@ -150,6 +151,12 @@ def decide_range(
     nout = 0
     nl = 0
     for i in range(lo, hi):
+        if i + AHEAD < hi:
+            q = flat[i + AHEAD]
+            prefetch(value, q)
+            if not wins:
+                prefetch(removals, q)
+                prefetch(count, q)
         p = flat[i]
         if value[p] != 0:
             continue

@@ -141,18 +141,20 @@ def solve_pair(
             other = (h[1], h[0])
             front_a, front_b = h
             width = front_b * (g.n - front_a - front_b) + 1  # un-moves of one man, or the pass
-            preds = np.empty((min(BLOCK, max(64, int(ncur[h]) + 64)), width), dtype=np.uint32)
-            npreds = np.empty(preds.shape[0], dtype=np.int64)
+            rows = min(BLOCK, max(64, int(ncur[h]) + 64))
+            nrow = np.empty((rows + propagate.ROWS - 1) // propagate.ROWS, dtype=np.int64)
+            preds = np.empty(nrow.shape[0] * propagate.ROWS * width, dtype=np.uint32)  # packed per work item
             flat = np.empty(preds.size, dtype=np.uint32)  # the block's predecessors, by slot range
             late = np.empty(preds.size, dtype=np.uint32)
             starts, nlate = buckets[other]
             word, left = 0, int(ncur[h])
             while left > 0:
-                k, word = frontier.collect(cur[h], word, block[: preds.shape[0]])
+                k, word = frontier.collect(cur[h], word, block[:rows])
                 left -= k
-                propagate.gather_predecessors(block, k, front_a, front_b, preds, npreds, g, ix)
+                propagate.gather_predecessors(block, k, front_a, front_b, preds, nrow, g, ix)
                 lap("predecessors")
-                propagate.bucket_predecessors(preds, npreds, k, shift[other], flat, starts, hist[other])
+                items = (k + propagate.ROWS - 1) // propagate.ROWS
+                propagate.bucket_predecessors(preds, nrow, items, shift[other], flat, starts, hist[other])
                 lap("sorting")
                 apply = propagate.apply_predecessors if starts[-1] >= PARALLEL_DECISIONS else propagate.apply_predecessors_serial
                 nnext[other] += apply(

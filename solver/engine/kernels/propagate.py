@@ -19,24 +19,31 @@ from ...jit import helper
 from .successors import count_successors, has_move, mill_keeps_men, sort_unique
 
 
+ROWS = 256  # frontier entries per work item of the gather
+
+
 @nb.njit(cache=True, parallel=True)
-def gather_predecessors(frontier, nfront, front_a, front_b, preds, npreds, g, ix):
+def gather_predecessors(frontier, nfront, front_a, front_b, preds, nrow, g, ix):
     """For each frontier slot of subspace (front_a, front_b) (its position is (fm, fo)), the
     distinct slots of (front_b, front_a) whose mover reaches it by a move without removal (or by
-    a pass). Writes preds[i, :npreds[i]]. Pure geometry: no value is read or written here, so
-    that the random accesses to the large arrays happen once, sorted, in ``decide_range``."""
+    a pass). Work item c (ROWS frontier entries) packs its predecessors one after another from
+    preds[c * stride], stride = len(preds) // work items, and their number goes to nrow[c]:
+    packed, the memory a block touches stays small enough for the cache. Pure geometry: no value
+    is read or written here, so that the random accesses to the large arrays happen once, sorted,
+    in ``decide_range``."""
     n, adj, mill_masks, point_mills, opts = g.n, g.adj, g.mill_masks, g.point_mills, g.opts
     mask_info = ix.mask_info
     empty_all = (1 << n) - 1
     flying = opts[OPT_FLY] != 0 and front_b == 3
-    nchunks = (nfront + 255) // 256
-    for c in nb.prange(nchunks):
-        for i in range(c * 256, min(nfront, (c + 1) * 256)):
+    nitems = (nfront + ROWS - 1) // ROWS
+    stride = preds.shape[0] // nrow.shape[0]
+    for c in nb.prange(nitems):
+        k = c * stride
+        for i in range(c * ROWS, min(nfront, (c + 1) * ROWS)):
             fm, fo = unrank_position(front_a, front_b, frontier[i], ix)
-            k = 0
             if opts[OPT_MILL_WINS] and men_in_mills(fm, mill_masks) != 0:
-                npreds[i] = 0  # every predecessor had already lost
-                continue
+                continue  # every predecessor had already lost
+            first = k
             empty = empty_all & ~(fm | fo)
             # The predecessor's mover had to remove when forming a mill, unless nothing was removable.
             may_keep = mill_keeps_men(fm, g)
@@ -51,43 +58,46 @@ def gather_predecessors(frontier, nfront, front_a, front_b, preds, npreds, g, ix
                 while f:
                     lowf = f & -f
                     f ^= lowf
-                    preds[i, k] = slot_of((fo & ~lowt) | lowf, fm, ix)
+                    preds[k] = slot_of((fo & ~lowt) | lowf, fm, ix)
                     k += 1
             if opts[OPT_PASS] and not has_move(fo, fm, g, flying):
-                preds[i, k] = slot_of(fo, fm, ix)
+                preds[k] = slot_of(fo, fm, ix)
                 k += 1
-            if mask_info[fm] & SYMMETRIC and k > 1:
-                k = sort_unique(preds[i], k)  # only a symmetry fixing fm makes two share a slot
-            npreds[i] = k
+            if mask_info[fm] & SYMMETRIC and k - first > 1:
+                # only a symmetry fixing fm makes two share a slot
+                k = first + sort_unique(preds[first:k], k - first)
+        nrow[c] = k - c * stride
 
 
 @nb.njit(cache=True, parallel=True)
-def bucket_predecessors(preds, npreds, k, shift, flat, starts, hist):
-    """Counting sort of preds[i, :npreds[i]] (i < k) by slot range (``slot >> shift``) into
-    ``flat``; bucket b is flat[starts[b]:starts[b + 1]]. Each bucket covers whole words of the
-    frontier bitmap (shift >= 6), so that one thread can own it. The rows are split into
-    hist.shape[0] parts, counted and scattered in parallel; the order within a bucket (by part,
-    then by row) does not depend on the thread count."""
+def bucket_predecessors(preds, nrow, nitems, shift, flat, starts, hist):
+    """Counting sort of the predecessors that ``gather_predecessors`` packed (work items
+    c < nitems) by slot range (``slot >> shift``) into ``flat``; bucket b is
+    flat[starts[b]:starts[b + 1]]. Each bucket covers whole words of the frontier bitmap
+    (shift >= 6), so that one thread can own it. The work items are split into hist.shape[0]
+    parts, counted and scattered in parallel; the order within a bucket (by part, then by item)
+    does not depend on the thread count."""
     nparts = hist.shape[0]
     nbuckets = starts.shape[0] - 1
-    per = (k + nparts - 1) // nparts
+    stride = preds.shape[0] // nrow.shape[0]
+    per = (nitems + nparts - 1) // nparts
     for t in nb.prange(nparts):
         hist[t, :] = 0
-        for i in range(t * per, min(k, (t + 1) * per)):
-            for j in range(npreds[i]):
-                hist[t, preds[i, j] >> shift] += 1
+        for c in range(t * per, min(nitems, (t + 1) * per)):
+            for j in range(c * stride, c * stride + nrow[c]):
+                hist[t, preds[j] >> shift] += 1
     total = 0
     for b in range(nbuckets):
         starts[b] = total
         for t in range(nparts):
-            c = hist[t, b]
+            n = hist[t, b]
             hist[t, b] = total  # where part t's entries of bucket b go
-            total += c
+            total += n
     starts[nbuckets] = total
     for t in nb.prange(nparts):
-        for i in range(t * per, min(k, (t + 1) * per)):
-            for j in range(npreds[i]):
-                p = preds[i, j]
+        for c in range(t * per, min(nitems, (t + 1) * per)):
+            for j in range(c * stride, c * stride + nrow[c]):
+                p = preds[j]
                 b = p >> shift
                 flat[hist[t, b]] = p
                 hist[t, b] += 1

@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 
 from solver.database.storage import Database
+from solver.engine.plan import pair_name
 
 
 def disk_bytes(path: Path) -> int:
@@ -28,6 +29,8 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--db", type=Path, required=True)
     p.add_argument("--checksums", type=Path, help="write {subspace: checksum} here as JSON")
+    p.add_argument("--reference", type=Path, help="write the pairs' wall seconds here as the dry run's reference (solver/engine/reference_run.py)")
+    p.add_argument("--host", default="", help="the machine, for --reference")
     args = p.parse_args()
     with Database(args.db) as db:
         subs = db.subspaces()
@@ -49,6 +52,17 @@ def main() -> None:
         f"{len(subs)} subspaces in {len(pairs)} pairs: {positions:,} positions; {wall:,.0f} s wall "
         f"({wall / 3600:.2f} h), {cpu:,.0f} s CPU of solving; {disk_bytes(args.db) / 2**30:.2f} GiB on disk"
     )
+    if args.reference:
+        with Database(args.db) as db:
+            rules = db.rules.describe()
+        lines = [f'    "{pair_name(a, b)}": {w},' for (a, b), (w, _) in sorted(pairs.items(), key=lambda kv: (sum(kv[0]), kv[0]))]
+        args.reference.write_text(
+            '"""Wall seconds of each pair of a recorded run, which ``morris solve --dry-run`` scales by this\n'
+            "machine's speed on the pairs it has timed (``estimate.reference_factor``). Written by\n"
+            '``benchmarks/results_table.py --reference``; the run is described in benchmarks/RESULTS.md."""\n\n'
+            f"HOST = {args.host!r}\nRULES = {rules!r}\nSECONDS = {{\n" + "\n".join(lines) + "\n}\n"
+        )
+        print(f"reference times of {len(lines)} pairs written to {args.reference}")
     if args.checksums:
         args.checksums.write_text(json.dumps({s.name: s.checksum for s in subs}, indent=1, sort_keys=True) + "\n")
         print(f"checksums written to {args.checksums}")

@@ -98,3 +98,28 @@ def test_plan_marks_what_the_database_holds(tmp_path):
     assert status == {"3-3": True, "3-4 and 4-3": False, "4-4": False}
     assert "in the database" in lines[-1]["rate_source"]
     assert lines[-1]["positions_to_solve"] == lines[-1]["positions"] - lines[0]["positions"]
+
+
+def test_time_comes_from_the_reference_run_scaled_by_this_machine():
+    """Pairs the reference run has take its time times this machine's factor (the ratio of the
+    times measured here to the reference's on the same pairs); the others take the rate."""
+    from solver.engine import reference_run
+    from solver.engine.estimate import reference_factor
+
+    rules = make_rules("standard")
+    known = list(reference_run.SECONDS)[:3]
+    factor, source = reference_factor(rules, {name: 2.5 * reference_run.SECONDS[name] for name in known})
+    assert factor == pytest.approx(2.5) and "3 pairs" in source
+    assert reference_factor(make_rules("six"), {known[0]: 1.0}) == (None, "")  # another rule set
+    assert reference_factor(rules, {"no such pair": 1.0}) == (None, "")
+
+    pairs = pairs_up_to(9)
+    plan = plan_run(rules, pairs, set(), rate=1e6, rate_source="test", speed=2.0, speed_source="test")
+    for p in plan.pairs:
+        if p.pair in reference_run.SECONDS:
+            assert p.seconds == pytest.approx(2.0 * reference_run.SECONDS[p.pair], abs=0.05)
+        else:
+            assert p.seconds == pytest.approx(p.positions / 1e6, abs=0.05)
+    # Without a factor, every pair is timed at the rate.
+    plain = plan_run(rules, pairs, set(), rate=1e6, rate_source="test")
+    assert all(p.seconds == pytest.approx(p.positions / 1e6, abs=0.05) for p in plain.pairs)

@@ -94,16 +94,19 @@ def parse_size(text: str) -> int:
 
 
 def make_plan(rules, max_men, db_path, limit, measure):
-    """The plan of a run into ``db_path``: what is done already, and (``measure``) the rate
-    that turns positions into time, from the database or a short run of the chain to 4 men."""
+    """The plan of a run into ``db_path``: what is done already, and (``measure``) how fast this
+    machine is: pairs in the database or a short run of the chain to 4 men give a rate in
+    positions per second and, where the rules are those of the recorded reference run, this
+    machine's speed against it (which times larger pairs far better than a rate does)."""
     from ..database.storage import Database, exists
-    from ..engine.estimate import measured_rate, plan_run
-    from ..engine.plan import pairs_up_to
+    from ..engine.estimate import measured_rate, plan_run, reference_factor
+    from ..engine.plan import pair_name, pairs_up_to
 
-    done, rate, source = set(), None, "not measured"
+    done, rate, source, timed = set(), None, "not measured", {}
     if exists(db_path):
         with Database(db_path, rules) as db:
             done = {(s.mover, s.opponent) for s in db.subspaces()}
+            timed = {pair_name(min(s.mover, s.opponent), max(s.mover, s.opponent)): s.seconds for s in db.subspaces()}
             if measure:
                 rate, source = measured_rate(db)
     if measure and rate is None:
@@ -113,7 +116,11 @@ def make_plan(rules, max_men, db_path, limit, measure):
         report = run_bench(rules, pairs_up_to(small))
         rate = report.to_dict()["positions_per_s"]
         source = f"measured now on the chain to {small} men (larger pairs run slower)"
-    return plan_run(rules, pairs_up_to(max_men), done, rate, source, memory_bytes=limit)
+        timed = {pair_name(a, b): row.wall for (a, b), row in zip(pairs_up_to(small), report.rows)}
+    speed, speed_source = reference_factor(rules, timed) if measure else (None, "")
+    return plan_run(
+        rules, pairs_up_to(max_men), done, rate, source, memory_bytes=limit, speed=speed, speed_source=speed_source
+    )
 
 
 def check_fits(plan) -> None:
@@ -155,7 +162,14 @@ def show_plan(plan, db_path, as_json) -> None:
         f"{mib(d['peak_bytes']):,} MiB ({d['peak_pair']}) of {mib(d['memory_bytes']):,} MiB; disk at most "
         f"{mib(d['disk_bytes']):,} MiB"
     )
-    if d["seconds"] is not None:
+    if d["seconds"] is not None and d["reference_factor"]:
+        rest = d["pairs_by_rate"]
+        click.echo(
+            f"estimated time: {d['seconds'] / 60:,.1f} min: the reference run's time per pair x {d['reference_factor']:.2f} "
+            f"({d['reference_source']})"
+            + (f"; {rest} pairs it lacks at {d['rate_positions_per_s'] / 1e6:.2f} M positions/s" if rest else "")
+        )
+    elif d["seconds"] is not None:
         click.echo(f"estimated time: {d['seconds'] / 60:,.1f} min at {d['rate_positions_per_s'] / 1e6:.2f} M positions/s ({d['rate_source']})")
 
 

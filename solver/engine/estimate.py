@@ -47,9 +47,12 @@ class RunPlan:
     rules: RuleSet
     pairs: list[PairPlan]
     memory_bytes: int  # what this machine has
-    rate: float | None  # positions per second the time estimate assumes
+    rate: float | None  # positions per second the time estimate assumes where no reference time does
     rate_source: str
     notes: list[str] = field(default_factory=list)
+    speed: float | None = None  # this machine's seconds per second of the reference run
+    speed_source: str = ""
+    by_rate: int = 0  # pairs to solve that the reference lacks, timed at ``rate``
 
     @property
     def todo(self) -> list[PairPlan]:
@@ -77,9 +80,12 @@ class RunPlan:
             "memory_bytes": self.memory_bytes,
             "fits": self.fits(),
             "disk_bytes": sum(p.disk_bytes for p in self.pairs),
-            "seconds": round(sum(p.seconds or 0 for p in todo), 1) if self.rate else None,
+            "seconds": round(sum(p.seconds or 0 for p in todo), 1) if self.rate or self.speed else None,
             "rate_positions_per_s": round(self.rate) if self.rate else None,
             "rate_source": self.rate_source,
+            "reference_factor": round(self.speed, 3) if self.speed else None,
+            "reference_source": self.speed_source,
+            "pairs_by_rate": self.by_rate,
         }
 
 
@@ -95,9 +101,14 @@ def plan_run(
     rate: float | None = None,
     rate_source: str = "no measured rate",
     memory_bytes: int | None = None,
+    speed: float | None = None,
+    speed_source: str = "",
 ) -> RunPlan:
     """The cost of solving ``pairs`` in order; subspaces in ``done`` are in the database already.
-    ``rate`` (positions per second) turns positions into an estimated time."""
+    A pair's time is its time in the recorded reference run times ``speed`` (``reference_factor``),
+    where the rules are the reference's and it has the pair; otherwise its positions at ``rate``
+    (positions per second), which is optimistic for pairs larger than the one it was measured on."""
+    reference = reference_seconds(rules) if speed else {}
     index = board_index(rules.board)
     n = index.n
     base = PROCESS_BYTES + (1 << n) * 4
@@ -125,12 +136,41 @@ def plan_run(
                 pair=pair_name(a, b), subspaces=subs, positions=positions, slots=slots,
                 working_bytes=working, input_bytes=inputs, peak_bytes=base + working + inputs,
                 disk_bytes=slots * VALUE_BYTES, done=is_done,
-                seconds=None if is_done or not rate else round(positions / rate, 1),
+                seconds=None if is_done else _seconds(pair_name(a, b), positions, reference, speed, rate),
             )
         )
         if not is_done:
             held = (held | set(halves)) & still_needed(rules, pairs[i + 1 :])
-    return RunPlan(rules, out, memory_bytes or machine_memory(), rate, rate_source)
+    by_rate = sum(1 for p in out if not p.done and p.pair not in reference)
+    return RunPlan(
+        rules, out, memory_bytes or machine_memory(), rate, rate_source, speed=speed, speed_source=speed_source, by_rate=by_rate
+    )
+
+
+def _seconds(name, positions, reference, speed, rate) -> float | None:
+    if name in reference:
+        return round(reference[name] * speed, 1)
+    return round(positions / rate, 1) if rate else None
+
+
+def reference_seconds(rules: RuleSet) -> dict[str, float]:
+    """Wall seconds per pair of the recorded reference run, for its rule set only."""
+    from . import reference_run
+
+    return dict(reference_run.SECONDS) if rules.describe() == reference_run.RULES else {}
+
+
+def reference_factor(rules: RuleSet, seconds: dict[str, float]) -> tuple[float | None, str]:
+    """How this machine compares with the reference run: the total of ``seconds`` (pair name ->
+    wall seconds measured here) over the reference's total on the same pairs."""
+    from . import reference_run
+
+    ref = reference_seconds(rules)
+    common = [name for name, t in seconds.items() if name in ref and t > 0 and ref[name] > 0]
+    if not common:
+        return None, ""
+    factor = sum(seconds[n] for n in common) / sum(ref[n] for n in common)
+    return factor, f"from {len(common)} pairs timed here; reference: {reference_run.HOST}"
 
 
 def measured_rate(db) -> tuple[float | None, str]:

@@ -1,7 +1,8 @@
 """The ``morris`` command. Each subcommand reads its input, calls the Python API and prints.
 
 One module per command group, each defining plain click commands that are added to the group
-here: ``board`` (show, moves), ``solve`` (solve, bench), ``database`` (info, verify), ``query``.
+here: ``board`` (show, moves), ``solve`` (solve, bench), ``database`` (info, verify), ``query``,
+``play``.
 Errors are handled once, in ``common.MorrisGroup``: one line on standard error, never a traceback.
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import click
 
-from . import board, database, query, solve
+from . import board, database, play, query, solve
 from .common import MorrisGroup
 
 
@@ -19,5 +20,7 @@ def main():
     """Nine Men's Morris and relatives: rules, perfect-play databases, queries."""
 
 
-for command in (board.show, board.moves, solve.solve, database.info, query.query, database.verify, solve.bench):
+for command in (
+    board.show, board.moves, solve.solve, database.info, query.query, play.play, database.verify, solve.bench
+):
     main.add_command(command)

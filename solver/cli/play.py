@@ -1,0 +1,325 @@
+"""``morris play``: a game in the terminal against the database's perfect play.
+
+The database plays the first of its best moves (``Analysis.best_moves``: the fastest win, a drawing
+move, or the longest loss); the player types moves in the notation. At a terminal the board is
+drawn after every move; otherwise (a script, a test) moves are read one a line and every ply is one
+plain line, or with --json one JSON object.
+
+A game ends when the side to move has lost (or the board is full under Twelve's rules), when a
+position comes up a third time (the solver has no repetition rule, so a drawn game would go on for
+ever; the third time ends it, with the position's value under perfect play), or when the player
+stops (``quit``, or the end of the input).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from dataclasses import dataclass
+
+import click
+
+from ..errors import IllegalMoveError, NotationError, OutsideDatabaseError
+from .common import database_and_rules, db_option, echo_json, json_option, rules_options
+
+COLOUR = {"w": "White", "b": "Black"}
+QUIT = ("quit", "exit", "q")
+REPEATS = 3  # the n-th occurrence of a position ends the game
+
+
+def value_text(value: str, plies: int | None) -> str:
+    return "draw" if value == "draw" else f"{value} in {plies} plies"
+
+
+@dataclass(frozen=True)
+class Ply:
+    number: int
+    side: str  # who moved: "w" or "b"
+    by: str  # "you" or "database"
+    move: object  # the MoveValue played (its value is for the side that moved)
+
+
+@dataclass(frozen=True)
+class Ending:
+    result: str | None  # "white", "black", "draw", or None for a game stopped undecided
+    reason: str  # "lost", "full board", "repetition" or "stopped"
+    text: str
+
+
+class Game:
+    """The position, the plies played and how often each position came up; the analysis of the
+    current position comes from the database."""
+
+    def __init__(self, db, start, you: str):
+        self.db, self.board, self.you = db, db.board, you
+        self.plies = 0
+        self.seen = Counter()
+        self._enter(start)
+
+    def _enter(self, position) -> None:
+        self.position = position
+        self.seen[position] += 1
+        self.analysis = self.db.analyse(position)
+
+    @property
+    def to_move(self) -> str:
+        return self.position.side
+
+    @property
+    def board_string(self) -> str:
+        return self.analysis.board_string
+
+    def legal(self) -> list[str]:
+        """The legal moves in the order ``morris moves`` lists them (not by value: that would be a hint)."""
+        moves = sorted(self.analysis.moves, key=lambda m: (m.move.frm, m.move.to, m.move.removals))
+        return [m.notation for m in moves]
+
+    def find(self, text: str):
+        """The legal move ``text`` names; IllegalMoveError otherwise."""
+        from ..rules.notation import parse_move
+
+        written = "".join(text.split()).lower()
+        try:
+            move = parse_move(written, self.board)
+        except NotationError as e:
+            raise IllegalMoveError(str(e)) from None
+        for mv in self.analysis.moves:
+            if mv.move == move:
+                return mv
+        raise IllegalMoveError(f"illegal move {written!r}")
+
+    def play(self, mv, by: str) -> Ply:
+        side = self.to_move
+        self.plies += 1
+        self._enter(mv.after)
+        return Ply(self.plies, side, by, mv)
+
+    def database_move(self) -> Ply:
+        return self.play(self.analysis.best_moves[0], "database")
+
+    def ending(self) -> Ending | None:
+        """How the game has ended at the current position, or None while it goes on."""
+        probe, side = self.analysis.probe, self.to_move
+        if not self.analysis.moves:  # game over: the side to move has lost, or a drawn end
+            if probe.value == "draw":
+                return Ending("draw", "full board", f"draw after {self.plies} plies: the board is full")
+            winner, loser = COLOUR[_other(side)], COLOUR[side]
+            return Ending(
+                winner.lower(), "lost", f"{winner} wins in {self.plies} plies: {loser} {self._why_lost()}"
+            )
+        if self.seen[self.position] >= REPEATS:
+            if probe.value == "draw":
+                return Ending(
+                    "draw", "repetition",
+                    f"draw after {self.plies} plies: the position came up {REPEATS} times, and it is a "
+                    "draw under perfect play",
+                )
+            return Ending(None, "repetition", f"stopped after {self.plies} plies: the position came up {REPEATS} times; {self.verdict()}")
+        return None
+
+    def stopped(self) -> Ending:
+        return Ending(None, "stopped", f"stopped after {self.plies} plies; {self.verdict()}")
+
+    def verdict(self) -> str:
+        p = self.analysis.probe
+        if p.value == "draw":
+            return "the position is a draw under perfect play"
+        return f"under perfect play {COLOUR[self.to_move]} to move has a {value_text(p.value, p.plies)}"
+
+    def _why_lost(self) -> str:
+        men = self.position.mover.bit_count()
+        if men < 3:
+            return f"is down to {men} men"
+        if self.db.rules.mill_wins == "on" and any(
+            self.position.opponent & int(m) == int(m) for m in self.board.mill_masks
+        ):
+            return f"faces a mill of {COLOUR[_other(self.to_move)]}"
+        return "has no legal move"
+
+
+def _other(side: str) -> str:
+    return "b" if side == "w" else "w"
+
+
+# -- what the player sees: a terminal, plain lines, or JSON ---------------------------------------
+
+
+class Lines:
+    """One plain line per event (standard input is not a terminal)."""
+
+    def start(self, game: Game) -> None:
+        you = COLOUR[game.you]
+        click.echo(f"start: {game.board_string}, {COLOUR[game.to_move]} to move; you play {you}")
+
+    def turn(self, game: Game, hints: bool) -> None:
+        """The player is to move (again, after a refused move: no second hint)."""
+        if hints and self._hinted_at != game.plies:
+            self._hinted_at = game.plies
+            p = game.analysis.probe
+            text = f"{COLOUR[game.to_move]} to move: {value_text(p.value, p.plies)}"
+            if p.three_men_rule is not None:
+                text += f" ({p.three_men_rule} under the ten-move rule)"
+            click.echo(text)
+
+    _hinted_at = -1  # the ply whose position was last hinted
+
+    def ply(self, game: Game, ply: Ply) -> None:
+        by = " (database)" if ply.by == "database" else ""
+        click.echo(f"{ply.number}. {COLOUR[ply.side]} {ply.move.notation}{by}: {game.board_string}")
+
+    def illegal(self, game: Game, text: str, error: str) -> None:
+        click.echo(f"error: {error}; legal moves: {' '.join(game.legal())}", err=True)
+
+    def end(self, game: Game, ending: Ending) -> None:
+        click.echo(ending.text)
+
+
+class Terminal(Lines):
+    """The board drawn after every move, a prompt for the player's moves."""
+
+    def _draw(self, game: Game) -> None:
+        pos = game.position
+        cells = {i: "W" for i in range(game.board.n) if pos.white >> i & 1}
+        cells.update({i: "B" for i in range(game.board.n) if pos.black >> i & 1})
+        click.echo(game.board.render(cells))
+        click.echo(game.board_string)
+
+    def start(self, game: Game) -> None:
+        click.echo(
+            f"You play {COLOUR[game.you]}. Type a move in the notation (d1 places, a1-a4 moves, a removal "
+            "is appended: a1-a4xb6), or quit."
+        )
+        self._draw(game)
+
+    def ply(self, game: Game, ply: Ply) -> None:
+        click.echo()
+        if ply.by == "database":
+            click.echo(f"{ply.number}. {COLOUR[ply.side]} plays {ply.move.notation}")
+        else:
+            click.echo(f"{ply.number}. you play {ply.move.notation}")
+        self._draw(game)
+
+    def illegal(self, game: Game, text: str, error: str) -> None:
+        click.echo(f"{error}; legal moves: {' '.join(game.legal())}")
+
+
+class Json(Lines):
+    """A JSON object per event: start, turn (the player's move is awaited; with --hints its value),
+    ply, illegal, end."""
+
+    def start(self, game: Game) -> None:
+        p = game.analysis.probe
+        echo_json(
+            {"event": "start", "position": game.board_string, "you": game.you, "to_move": game.to_move,
+             "value": p.value, "plies": p.plies}
+        )
+
+    def turn(self, game: Game, hints: bool) -> None:
+        out = {"event": "turn", "position": game.board_string, "legal": game.legal()}
+        if hints:
+            p = game.analysis.probe
+            out.update(value=p.value, plies=p.plies)
+        echo_json(out)
+
+    def ply(self, game: Game, ply: Ply) -> None:
+        mv = ply.move
+        echo_json(
+            {"event": "ply", "ply": ply.number, "side": ply.side, "by": ply.by, "move": mv.notation,
+             "value": mv.value, "plies": mv.plies, "position": game.board_string, "to_move": game.to_move}
+        )
+
+    def illegal(self, game: Game, text: str, error: str) -> None:
+        echo_json({"event": "illegal", "input": text, "error": error, "legal": game.legal()})
+        click.echo(f"error: {error}", err=True)
+
+    def end(self, game: Game, ending: Ending) -> None:
+        echo_json(
+            {"event": "end", "result": ending.result, "reason": ending.reason, "plies": game.plies,
+             "position": game.board_string, "text": ending.text}
+        )
+
+
+def _read_moves(interactive: bool):
+    """The player's input, a move a line; ends with the input (or Ctrl-D at a terminal)."""
+    if interactive:
+        while True:
+            try:
+                yield input("your move: ")
+            except EOFError:
+                click.echo()
+                return
+    for line in sys.stdin:
+        if line.strip():
+            yield line.strip()
+
+
+def _start_position(text: str, rules):
+    """POSITION, or the start of a game (which the moving-phase databases cannot answer yet)."""
+    from ..rules.notation import Position, parse_position
+
+    if text:
+        return parse_position(text, rules)
+    return Position(0, 0, "w", rules.men, rules.men)
+
+
+@click.command()
+@db_option
+@rules_options
+@click.option("--as", "colour", type=click.Choice(["white", "black"]), default=None,
+              help="the colour you play [default: the side to move]")
+@click.option("--hints", is_flag=True, help="say the value of the position before each of your moves")
+@json_option("a JSON object per ply (and at the start, for each rejected move and at the end)")
+@click.argument("position", nargs=-1)
+def play(db_path, rules_name, options, colour, hints, as_json, position):
+    """Play a game from POSITION against the database's perfect play.
+
+    POSITION is a board string or point lists of the moving phase (every man placed), e.g.
+    "W:a1,d1,g1 B:a4,b4,c4 w"; several words are joined with spaces. Type a move in the notation
+    (a1-a4, a1-a4xb6 to remove b6, pass where passing is the rule); an illegal one is refused with
+    the list of legal ones. The game ends when a side has lost, when a position comes up a third
+    time, or with quit (or the end of the input). When standard input is not a terminal, moves
+    are read one a line and each ply is printed as one line (--json: one JSON object).
+    """
+    from ..database.query import open_database
+
+    path, rules = database_and_rules(rules_name, options, db_path)
+    with open_database(path, rules) as db:
+        start = _start_position(" ".join(position), db.rules)
+        if start.hand_white or start.hand_black:
+            raise OutsideDatabaseError(
+                f"{db.format(start)} has men in hand: the placing phase is not solved (no command builds it "
+                "yet; databases hold the moving phase); give a POSITION with every man placed"
+            )
+        you = colour[0] if colour else start.side
+        game = Game(db, start, you)
+        interactive = sys.stdin.isatty() and not as_json
+        view = Json() if as_json else Terminal() if interactive else Lines()
+        rejected = _play_out(game, view, hints, _read_moves(interactive))
+    if rejected and not interactive:
+        sys.exit(2)  # a script that sent a bad move learns it from the status too
+
+
+def _play_out(game: Game, view: Lines, hints: bool, moves) -> int:
+    """Alternate the database's moves and the player's until the game ends; the number of
+    rejected inputs."""
+    view.start(game)
+    rejected = 0
+    while (ending := game.ending()) is None:
+        if game.to_move != game.you:
+            view.ply(game, game.database_move())
+            continue
+        while True:
+            view.turn(game, hints)
+            text = next(moves, None)
+            if text is None or text.strip().lower() in QUIT:
+                view.end(game, game.stopped())
+                return rejected
+            try:
+                mv = game.find(text)
+                break
+            except IllegalMoveError as e:
+                rejected += 1
+                view.illegal(game, text, str(e))
+        view.ply(game, game.play(mv, "you"))
+    view.end(game, ending)
+    return rejected

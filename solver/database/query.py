@@ -23,6 +23,12 @@ opponent's view. Opening reads only the file's header and catalogue; a probe rea
 through HDF5's chunk cache, and the ``*_many`` methods read the values of many positions with one
 read per subspace.
 
+A few lookups load no numba (about a second of a process's start): the moves come from the move
+generator's source run as plain Python (``plain_movegen``), the slots from numpy and the board's
+orbit minima cached on disk (``index.plain``; the first lookup on a board builds the index and
+writes them). After ``PLAIN_POSITIONS`` positions a database object switches to the compiled
+move generator, which is then faster.
+
 The three-men ten-move rule ("three men each and no removal within ten moves is a draw") depends
 on the game's history, so it is not part of a stored value; ``three_men_rule`` answers it from the
 stored plies (see there), and ``Probe.three_men_rule`` / ``MoveValue.three_men_rule`` carry that
@@ -39,8 +45,6 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DatabaseError, MorrisError, NotationError, OutsideDatabaseError
-from ..index import board_index
-from ..rules import movegen as mg
 from ..rules.notation import Move, Position, check_position, format_move, format_position, parse_position
 from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
@@ -59,6 +63,9 @@ __all__ = [
 
 # The three-men rule: ten moves of each side without a removal.
 TEN_MOVE_PLIES = 20
+# Positions a database object looks up with the move generator run as plain Python, before it
+# loads the compiled one (about a second; then some microseconds a position against about 50).
+PLAIN_POSITIONS = 5000
 
 
 def three_men_rule(value: str, plies: int | None, played: int = 0) -> str:
@@ -194,8 +201,9 @@ class MorrisDatabase:
             raise DatabaseError(f"{self.path} is not a readable morris database ({e.__class__.__name__}: {e})") from None
         self.rules: RuleSet = self._db.rules
         self.board = self.rules.board_data
-        self._index = None  # built on first use (about a second for the 24-point boards)
-        self._buf = np.empty((mg.MAX_MOVES, 5), dtype=np.int64)
+        self._ranks = None  # index.plain's ranks from the cached tables, else the built index
+        self._looked_up = 0  # positions so far: past PLAIN_POSITIONS the compiled kernels pay off
+        self._buf = None
 
     # -- context manager -------------------------------------------------------------------------
     def close(self) -> None:
@@ -217,6 +225,34 @@ class MorrisDatabase:
 
     def has(self, mover_men: int, opponent_men: int) -> bool:
         return self._db.has(mover_men, opponent_men)
+
+    def info(self, mover_men: int, opponent_men: int):
+        """The statistics stored with a subspace (``positions``, ``win``, ``draw``, ``loss``,
+        ``max_win``, ``max_loss``, ``max_plies``, ``slots``, ``seconds``, ``checksum``...): values
+        for the side to move, counted up to symmetry; -1 where there is no win or no loss."""
+        return self._db.info(mover_men, opponent_men)
+
+    def values(self, mover_men: int, opponent_men: int) -> np.ndarray:
+        """Every slot's stored value code in the subspace (``decode_many`` reads them; ``DUP``
+        marks a slot that holds no position), read whole into memory."""
+        return self._db.values(mover_men, opponent_men)
+
+    def positions(self, mover_men: int, opponent_men: int, slots: Iterable[int]) -> list[Position]:
+        """The positions that ``slots`` of the subspace hold, with White as the side to move (a
+        subspace is seen from the side to move, whichever colour it is). A slot that holds no
+        position (``DUP``) raises ``ValueError``."""
+        from ..index import board_index
+
+        self._db.info(mover_men, opponent_men)  # raises MissingSubspaceError
+        slots = np.asarray(list(slots), dtype=np.int64)
+        index = board_index(self.rules.board)
+        if slots.size and (slots.min() < 0 or slots.max() >= index.slots(mover_men, opponent_men)):
+            raise ValueError(f"slots of subspace {mover_men}-{opponent_men} run from 0 to {index.slots(mover_men, opponent_men) - 1}")
+        movers, opponents, canonical = index.unrank_many(mover_men, opponent_men, slots)
+        if not canonical.all():
+            bad = int(slots[np.flatnonzero(~canonical)[0]])
+            raise ValueError(f"slot {bad} of subspace {mover_men}-{opponent_men} holds no position (a duplicate slot)")
+        return [Position(int(m), int(o), "w") for m, o in zip(movers, opponents)]
 
     # -- positions -------------------------------------------------------------------------------
     def position(self, position: Position | str) -> Position:
@@ -280,6 +316,7 @@ class MorrisDatabase:
             raise ValueError("on_error must be 'raise' or 'return'")
         items = list(positions)
         results: list = [None] * len(items)
+        mg = self._movegen(len(items))
 
         def attempt(i: int, step):
             """step()'s result, or None with the error in results[i] (or raised)."""
@@ -291,7 +328,7 @@ class MorrisDatabase:
                 results[i] = e
                 return None
 
-        prepared = [(i, attempt(i, lambda item=item: self._prepare(item, with_moves))) for i, item in enumerate(items)]
+        prepared = [(i, attempt(i, lambda item=item: self._prepare(item, with_moves, mg))) for i, item in enumerate(items)]
         pending = [(i, p) for i, p in prepared if p is not None]
         # Which subspaces each position needs: a missing one fails that position alone.
         ok = [(i, p) for i, p in pending if attempt(i, lambda p=p: self._check_subspaces(p, with_probe) or True)]
@@ -300,7 +337,35 @@ class MorrisDatabase:
             results[i] = self._finish(p, with_moves)
         return results
 
-    def _prepare(self, item, with_moves: bool) -> _Pending:
+    def _movegen(self, count: int):
+        """The move generator for a batch of ``count`` positions: its source run as plain Python
+        while few positions have been looked up (no numba to load: a lookup from the shell answers
+        at once), the compiled kernels once many have (they are then faster)."""
+        self._looked_up += count
+        if self._looked_up <= PLAIN_POSITIONS:
+            from .plain_movegen import movegen
+
+            mg = movegen()
+        else:
+            from ..rules import movegen as mg
+        if self._buf is None:
+            self._buf = np.empty((mg.MAX_MOVES, 5), dtype=np.int64)
+        return mg
+
+    def _rank_many(self, movers: np.ndarray, opponents: np.ndarray) -> np.ndarray:
+        """Slots of the positions: ranked with numpy from the board's cached orbit minima, or by
+        the board's index, built here (about a second for 24 points) and caching them."""
+        if self._ranks is None:
+            from ..index.plain import plain_index
+
+            self._ranks = plain_index(self.board)
+            if self._ranks is None:
+                from ..index import board_index
+
+                self._ranks = board_index(self.rules.board)
+        return self._ranks.rank_many(movers, opponents)
+
+    def _prepare(self, item, with_moves: bool, mg) -> _Pending:
         pos = self.position(item)
         if pos.hand_white or pos.hand_black:
             raise OutsideDatabaseError(
@@ -368,14 +433,10 @@ class MorrisDatabase:
                         continue
                     sel = np.flatnonzero(men == b2)
                     groups.setdefault((b2, a), []).append((p, "succ", sel, p.succ_mover[sel], p.succ_opp[sel]))
-        if not groups:
-            return
-        if self._index is None:
-            self._index = board_index(self.rules.board)
         for (a, b), parts in groups.items():
             movers = np.concatenate([x[3] for x in parts]).astype(np.int64)
             opps = np.concatenate([x[4] for x in parts]).astype(np.int64)
-            slots = self._index.rank_many(movers, opps)
+            slots = self._rank_many(movers, opps)
             try:
                 values = self._db.read_slots(a, b, slots)
             except MorrisError:

@@ -8,6 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..rules.boards import BOARDS, Board
+from . import cache
 from . import kernels as k
 
 
@@ -74,6 +75,7 @@ class BoardIndex:
         reps = np.zeros(int(rep_offset[-1]), dtype=np.int64)
         k.fill_reps(n, mask_info, rep_offset, reps)
         self.tables = IndexTables(n, sym_img.shape[0], sym_img, mask_info, reps, rep_offset, binomials(n), deposits())
+        cache.save(board, reps, rep_offset)  # for lookups that rank without numba (index.plain)
 
     def slots(self, a: int, b: int) -> int:
         return int(self.rep_count[a]) * int(self.tables.binom[self.n - a, b])

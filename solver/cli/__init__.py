@@ -1,17 +1,24 @@
 """The ``morris`` command. Each subcommand reads its input, calls the Python API and prints.
 
 One module per command group, each defining plain click commands that are added to the group
-here: ``board`` (show, moves), ``solve`` (solve, bench), ``database`` (info, verify), ``query``,
-``play``.
-Errors are handled once, in ``common.MorrisGroup``: one line on standard error, never a traceback.
+here: ``board`` (show, moves), ``solve`` (solve, bench), ``database`` (info, verify), ``query``
+and ``play``. Errors are handled once, in ``common.MorrisGroup``: one line on standard error,
+never a traceback.
 """
 
 from __future__ import annotations
 
-import click
+import os
 
-from . import board, database, play, query, solve
-from .common import MorrisGroup
+# No command does linear algebra, and OpenBLAS starts a thread per core when numpy is imported:
+# about 0.1 CPU-seconds of a lookup's 0.3 (benchmarks/RESULTS.md, "query start-up"). A value the
+# user set is kept.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import click  # noqa: E402
+
+from . import board, database, play, query, solve  # noqa: E402
+from .common import MorrisGroup  # noqa: E402
 
 
 @click.group(cls=MorrisGroup, context_settings={"help_option_names": ["-h", "--help"]})

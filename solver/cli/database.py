@@ -17,6 +17,7 @@ from .common import (
     rules_options,
     threads_option,
 )
+from .progress import wanted
 
 
 @click.command()
@@ -71,7 +72,7 @@ def verify(db_path, rules_name, options, threads, quiet, subspaces, as_json):
     t0 = time.perf_counter()
     on_check = (lambda c: echo_json(dict(c.to_dict(), event="subspace"))) if as_json else None
     checks = run_verify(
-        path, threads=threads, progress=not (quiet or as_json), rules=rules, on_check=on_check,
+        path, threads=threads, progress=wanted(quiet, as_json), rules=rules, on_check=on_check,
         subspaces=subspaces or None,
     )
     failed = [c for c in checks if not c.ok]

@@ -9,6 +9,7 @@ import click
 
 from ..errors import PlanError, RulesError
 from .common import db_option, echo_json, format_table, get_rules, json_option, quiet_option, rules_options, threads_option
+from .progress import RunBar, wanted
 
 DEFAULT_MAX_MEN = 4
 
@@ -34,7 +35,8 @@ def solve(rules_name, options, max_men, db_path, threads, dry_run, max_memory, q
     """Solve the moving phase (no men in hand) up to --max-men men a side.
 
     Subspaces already in the database are skipped, so a rerun after an interruption resumes.
-    A run whose peak memory would not fit is refused before any work (see --dry-run).
+    A run whose peak memory would not fit is refused before any work (see --dry-run). At a
+    terminal, a bar per pair and one over the whole run (positions per second, time left).
     """
     from ..database.storage import default_path
     from ..engine.plan import check_solvable, use_threads
@@ -47,22 +49,27 @@ def solve(rules_name, options, max_men, db_path, threads, dry_run, max_memory, q
     use_threads(threads)
     db_path = db_path or default_path(rules)
     limit = parse_size(max_memory) if max_memory else None
-    plan = make_plan(rules, max_men, db_path, limit, measure=dry_run)
+    bars = wanted(quiet, as_json)
+    plan = make_plan(rules, max_men, db_path, limit, measure=dry_run, bars=bars)
     if dry_run:
         show_plan(plan, db_path, as_json)
     check_fits(plan)
     if dry_run:
         return
 
-    def on_pair(rows):
-        if as_json:
-            echo_json({"event": "pair", "skipped": rows[0].skipped, "subspaces": [r.stats for r in rows]})
-
     t0 = time.perf_counter()
-    rows = run_solve(
-        rules, max_men, db_path, threads=threads, progress=not (quiet or as_json),
-        echo=(lambda line: None) if as_json else click.echo, on_pair=on_pair,
-    )
+    with RunBar(sum(p.positions for p in plan.todo), "whole run", bars) as overall:
+
+        def on_pair(rows):
+            if as_json:
+                echo_json({"event": "pair", "skipped": rows[0].skipped, "subspaces": [r.stats for r in rows]})
+            if not rows[0].skipped:
+                overall.advance(sum(r.stats["positions"] for r in rows))
+
+        rows = run_solve(
+            rules, max_men, db_path, threads=threads, progress=bars,
+            echo=(lambda line: None) if as_json else overall.echo, on_pair=on_pair,
+        )
     new = [r for r in rows if not r.skipped]
     positions = sum(r.stats["positions"] for r in new)
     secs = time.perf_counter() - t0
@@ -93,11 +100,12 @@ def parse_size(text: str) -> int:
     return int(float(m.group(1)) * 1024 ** " KMGT".index(m.group(2) or " "))
 
 
-def make_plan(rules, max_men, db_path, limit, measure):
+def make_plan(rules, max_men, db_path, limit, measure, bars=False):
     """The plan of a run into ``db_path``: what is done already, and (``measure``) how fast this
     machine is: pairs in the database or a short run of the chain to 4 men give a rate in
     positions per second and, where the rules are those of the recorded reference run, this
-    machine's speed against it (which times larger pairs far better than a rate does)."""
+    machine's speed against it (which times larger pairs far better than a rate does). ``bars``:
+    a progress bar while the chain is timed."""
     from ..database.storage import Database, exists
     from ..engine.estimate import measured_rate, plan_run, reference_factor
     from ..engine.plan import pair_name, pairs_up_to
@@ -111,9 +119,13 @@ def make_plan(rules, max_men, db_path, limit, measure):
                 rate, source = measured_rate(db)
     if measure and rate is None:
         from ..engine.bench import run_bench
+        from ..index.counting import subspace_positions
 
         small = min(4, rules.men, rules.board_data.n // 2)
-        report = run_bench(rules, pairs_up_to(small))
+        chain = pairs_up_to(small)
+        total = sum(_pair_positions(rules, a, b, subspace_positions) for a, b in chain)
+        with RunBar(total, f"timing this machine on the chain to {small} men", bars) as bar:
+            report = run_bench(rules, chain, on_row=lambda row: bar.advance(row.positions))
         rate = report.to_dict()["positions_per_s"]
         source = f"measured now on the chain to {small} men (larger pairs run slower)"
         timed = {pair_name(a, b): row.wall for (a, b), row in zip(pairs_up_to(small), report.rows)}
@@ -121,6 +133,11 @@ def make_plan(rules, max_men, db_path, limit, measure):
     return plan_run(
         rules, pairs_up_to(max_men), done, rate, source, memory_bytes=limit, speed=speed, speed_source=speed_source
     )
+
+
+def _pair_positions(rules, a, b, count) -> int:
+    """Positions of the pair a-b (both halves), up to symmetry."""
+    return count(rules.board, a, b) + (0 if a == b else count(rules.board, b, a))
 
 
 def check_fits(plan) -> None:
@@ -177,20 +194,31 @@ def show_plan(plan, db_path, as_json) -> None:
 @rules_options
 @click.option("--max-men", type=int, default=5, show_default=True, help="benchmark the chain up to N men a side")
 @threads_option
-@json_option("a JSON object per pair, then a summary")
-def bench(rules_name, options, max_men, threads, as_json):
+@quiet_option
+@json_option("a JSON object per pair, then a summary; no progress bar")
+def bench(rules_name, options, max_men, threads, quiet, as_json):
     """Solve the chain 3-3 ... N-N in memory (nothing is written) and report positions per
-    second, CPU time, peak memory and bytes per position. Compilation is excluded."""
+    second, CPU time, peak memory and bytes per position. Compilation is excluded. At a
+    terminal, a bar over the whole chain (positions per second, time left)."""
     from ..engine.bench import machine_line, run_bench
     from ..engine.plan import check_solvable, pairs_up_to, use_threads
+    from ..index.counting import subspace_positions
 
     rules = get_rules(rules_name, options)
     check_solvable(rules, max_men)
     use_threads(threads)
+    pairs = pairs_up_to(max_men)
     if as_json:
-        report = run_bench(rules, pairs_up_to(max_men), on_row=lambda row: echo_json(dict(row.to_dict(), event="pair")))
+        report = run_bench(rules, pairs, on_row=lambda row: echo_json(dict(row.to_dict(), event="pair")))
         echo_json(dict(report.to_dict(), event="summary", rules=rules.to_dict(), machine=machine_line()))
         return
     click.echo(f"{rules.describe()} up to {max_men} men; {machine_line()}")
-    report = run_bench(rules, pairs_up_to(max_men), on_row=lambda row: click.echo(str(row)))
+    total = sum(_pair_positions(rules, a, b, subspace_positions) for a, b in pairs)
+    with RunBar(total, "chain", wanted(quiet)) as bar:
+
+        def on_row(row):
+            bar.echo(str(row))
+            bar.advance(row.positions)
+
+        report = run_bench(rules, pairs, on_row=on_row)
     click.echo(str(report))

@@ -278,3 +278,25 @@ def test_a_game_already_over(dbs):
     res = cli("play", "--db", dbs["six"], "W:a1,a3 B:e1,e3,e5 w", input="")
     assert res.exit_code == 0, res.output
     assert res.stdout.splitlines()[-1] == "Black wins in 0 plies: White is down to 2 men"
+
+
+def test_a_mill_without_its_removal_is_refused_with_the_choices(dbs):
+    """A move that closes a mill but names no man to remove: refused, with the moves that name one."""
+    db = dbs["six"]
+    rng = random.Random("play-mill")
+    with open_database(db) as d:
+        for _ in range(500):
+            pts = rng.sample(range(16), 8)
+            pos = Position(sum(1 << p for p in pts[:4]), sum(1 << p for p in pts[4:]), "w")
+            if d.probe(pos).plies == 0:
+                continue
+            closing = [m for m in d.evaluate_moves(pos) if m.move.removals]
+            if closing:
+                break
+        start = d.format(pos)
+    frm_to = closing[0].notation.split("x")[0]
+    choices = sorted(m.notation for m in closing if m.notation.split("x")[0] == frm_to)
+    res = cli("play", "--db", db, start, input=f"{frm_to}\nquit\n")
+    assert res.exit_code == 2
+    (err,) = res.stderr.splitlines()
+    assert err.startswith(f"error: illegal move '{frm_to}': it closes a mill, so name the man it removes ({' '.join(choices)}); legal moves: ")

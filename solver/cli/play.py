@@ -27,8 +27,12 @@ QUIT = ("quit", "exit", "q")
 REPEATS = 3  # the n-th occurrence of a position ends the game
 
 
+def plies_text(n: int) -> str:
+    return f"{n} ply" if n == 1 else f"{n} plies"
+
+
 def value_text(value: str, plies: int | None) -> str:
-    return "draw" if value == "draw" else f"{value} in {plies} plies"
+    return "draw" if value == "draw" else f"{value} in {plies_text(plies)}"
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,9 @@ class Game:
         for mv in self.analysis.moves:
             if mv.move == move:
                 return mv
+        closing = [m.notation for m in self.analysis.moves if (m.move.frm, m.move.to) == (move.frm, move.to) and m.move.removals]
+        if closing and not move.removals:
+            raise IllegalMoveError(f"illegal move {written!r}: it closes a mill, so name the man it removes ({' '.join(sorted(closing))})")
         raise IllegalMoveError(f"illegal move {written!r}")
 
     def play(self, mv, by: str) -> Ply:
@@ -102,23 +109,25 @@ class Game:
         probe, side = self.analysis.probe, self.to_move
         if not self.analysis.moves:  # game over: the side to move has lost, or a drawn end
             if probe.value == "draw":
-                return Ending("draw", "full board", f"draw after {self.plies} plies: the board is full")
+                return Ending("draw", "full board", f"draw after {plies_text(self.plies)}: the board is full")
             winner, loser = COLOUR[_other(side)], COLOUR[side]
             return Ending(
-                winner.lower(), "lost", f"{winner} wins in {self.plies} plies: {loser} {self._why_lost()}"
+                winner.lower(), "lost", f"{winner} wins in {plies_text(self.plies)}: {loser} {self._why_lost()}"
             )
         if self.seen[self.position] >= REPEATS:
             if probe.value == "draw":
                 return Ending(
                     "draw", "repetition",
-                    f"draw after {self.plies} plies: the position came up {REPEATS} times, and it is a "
+                    f"draw after {plies_text(self.plies)}: the position came up {REPEATS} times, and it is a "
                     "draw under perfect play",
                 )
-            return Ending(None, "repetition", f"stopped after {self.plies} plies: the position came up {REPEATS} times; {self.verdict()}")
+            return Ending(
+                None, "repetition", f"stopped after {plies_text(self.plies)}: the position came up {REPEATS} times; {self.verdict()}"
+            )
         return None
 
     def stopped(self) -> Ending:
-        return Ending(None, "stopped", f"stopped after {self.plies} plies; {self.verdict()}")
+        return Ending(None, "stopped", f"stopped after {plies_text(self.plies)}; {self.verdict()}")
 
     def verdict(self) -> str:
         p = self.analysis.probe

@@ -98,6 +98,10 @@ def test_cache_folders_follow_the_board_and_survive_damage(tmp_path, monkeypatch
     BoardIndex(six)
     reps, offsets = cache.load(six)
     assert int(offsets[-1]) == len(reps) and plain_index(six) is not None
+    stale = tmp_path / "index" / "six-0000000000000000"  # as if written by other code: removed
+    cache.folder(six).rename(stale)
+    BoardIndex(six)
+    assert not stale.exists() and cache.load(six) is not None
     (cache.folder(six) / "reps.npy").write_bytes(b"not an array")
     assert cache.load(six) is None and plain_index(six) is None  # damaged: not read
     # A lookup with no usable cache builds the index (and answers the same).

@@ -7,9 +7,10 @@ board's tables, ``plain`` reads them. One folder per board and key under the use
 (``$MORRIS_CACHE_DIR``, else ``$XDG_CACHE_HOME/morris-solver``, else ``~/.cache/morris-solver``):
 8 MiB for a 24-point board. The key hashes the board (points, symmetries), this format, and the
 source of the code that computes the minima (``kernels.py``, ``tables.py``), so a change to any of
-them makes a new folder instead of reading stale tables. Writing is best effort (a folder that
-cannot be written leaves the lookup to build the index each time) and atomic: a folder under its
-final name is complete.
+them makes a new folder instead of reading stale tables; writing one removes the board's folders
+of other keys (other code), so the cache does not grow with every change. Writing is best effort
+(a folder that cannot be written leaves the lookup to build the index each time) and atomic: a
+folder under its final name is complete.
 """
 
 from __future__ import annotations
@@ -81,3 +82,6 @@ def save(board: Board, reps: np.ndarray, rep_offset: np.ndarray) -> None:
         pass  # another process put it there first, or the disk is full: nothing is lost
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    for stale in final.parent.glob(f"{board.name}-*"):
+        if stale != final:
+            shutil.rmtree(stale, ignore_errors=True)

@@ -93,18 +93,25 @@ def colex_rank(oc, mc, binom):
 def canonical_pair(mover, opp, ix):
     """(Mc, Oc, rep index): the canonical form of the position."""
     info = ix.mask_info[mover]
+    mc, oc = canonical_with(mover, opp, info, ix)
+    return mc, oc, info >> SYM_BITS
+
+
+@helper
+def canonical_with(mover, opp, info, ix):
+    """(Mc, Oc) given the mover's ``mask_info`` entry, read by the caller (who may have asked
+    for it early: the table is large)."""
     g0 = info & G0_MASK
     mc = image(ix.sym_img, g0, mover)
     if info & SYMMETRIC == 0:
-        oc = image(ix.sym_img, g0, opp)
-    else:
-        oc = -1
-        for g in range(ix.nsym):
-            if image(ix.sym_img, g, mover) == mc:
-                x = image(ix.sym_img, g, opp)
-                if oc < 0 or x < oc:
-                    oc = x
-    return mc, oc, info >> SYM_BITS
+        return mc, image(ix.sym_img, g0, opp)
+    oc = -1
+    for g in range(ix.nsym):
+        if image(ix.sym_img, g, mover) == mc:
+            x = image(ix.sym_img, g, opp)
+            if oc < 0 or x < oc:
+                oc = x
+    return mc, oc
 
 
 @helper

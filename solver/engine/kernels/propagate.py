@@ -7,14 +7,13 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ...index.kernels import SYMMETRIC, unrank_position
+from ...index.kernels import SYM_BITS, SYMMETRIC, canonical_with, colex_rank, unrank_position
 from ...rules.bits import ctz
 from ...rules.movegen import MAX_MOVES, OPT_FLY, OPT_MILL_WINS, OPT_PASS, men_in_mills, mills_formed
 from .codes import SYMS, LAZY, NOLOSS, UNKNOWN, may_lose
 from .frontier import add
 from .prefetch import AHEAD, prefetch
 from .removals import removal_outcome
-from .slots import slot_of
 from ...jit import helper
 from .successors import count_successors, has_move, mill_keeps_men, sort_unique
 
@@ -30,43 +29,65 @@ def gather_predecessors(frontier, nfront, front_a, front_b, preds, nrow, g, ix):
     preds[c * stride], stride = len(preds) // work items, and their number goes to nrow[c]:
     packed, the memory a block touches stays small enough for the cache. Pure geometry: no value
     is read or written here, so that the random accesses to the large arrays happen once, sorted,
-    in ``decide_range``."""
+    in ``decide_range``.
+
+    Two passes per work item: the first writes each predecessor's mover (a board mask) where its
+    slot will go and asks for its entry of the 64 MB ``mask_info`` table, the second ranks them,
+    by then mostly from the cache."""
     n, adj, mill_masks, point_mills, opts = g.n, g.adj, g.mill_masks, g.point_mills, g.opts
-    mask_info = ix.mask_info
+    mask_info, binom = ix.mask_info, ix.binom
     empty_all = (1 << n) - 1
     flying = opts[OPT_FLY] != 0 and front_b == 3
+    per = binom[n - front_b, front_a]  # slots per mover set in the predecessors' subspace
     nitems = (nfront + ROWS - 1) // ROWS
     stride = preds.shape[0] // nrow.shape[0]
     for c in nb.prange(nitems):
+        others = np.empty(ROWS, dtype=np.int64)  # fm of each entry: the predecessors' opponent
+        ends = np.empty(ROWS, dtype=np.int64)  # where each entry's predecessors end in preds
+        lo, hi = c * ROWS, min(nfront, (c + 1) * ROWS)
         k = c * stride
-        for i in range(c * ROWS, min(nfront, (c + 1) * ROWS)):
+        for i in range(lo, hi):
             fm, fo = unrank_position(front_a, front_b, frontier[i], ix)
-            if opts[OPT_MILL_WINS] and men_in_mills(fm, mill_masks) != 0:
-                continue  # every predecessor had already lost
-            first = k
-            empty = empty_all & ~(fm | fo)
-            # The predecessor's mover had to remove when forming a mill, unless nothing was removable.
-            may_keep = mill_keeps_men(fm, g)
-            t = fo
-            while t:
-                lowt = t & -t
-                to = ctz(lowt)
-                t ^= lowt
-                if not may_keep and mills_formed(fo, to, point_mills) > 0:
-                    continue
-                f = empty if flying else adj[to] & empty
-                while f:
-                    lowf = f & -f
-                    f ^= lowf
-                    preds[k] = slot_of((fo & ~lowt) | lowf, fm, ix)
+            others[i - lo] = fm
+            if not (opts[OPT_MILL_WINS] and men_in_mills(fm, mill_masks) != 0):  # else every predecessor had lost
+                empty = empty_all & ~(fm | fo)
+                # The predecessor's mover had to remove when forming a mill, unless nothing was removable.
+                may_keep = mill_keeps_men(fm, g)
+                t = fo
+                while t:
+                    lowt = t & -t
+                    to = ctz(lowt)
+                    t ^= lowt
+                    if not may_keep and mills_formed(fo, to, point_mills) > 0:
+                        continue
+                    f = empty if flying else adj[to] & empty
+                    while f:
+                        lowf = f & -f
+                        f ^= lowf
+                        mover = (fo & ~lowt) | lowf
+                        prefetch(mask_info, mover)
+                        preds[k] = mover
+                        k += 1
+                if opts[OPT_PASS] and not has_move(fo, fm, g, flying):
+                    preds[k] = fo
                     k += 1
-            if opts[OPT_PASS] and not has_move(fo, fm, g, flying):
-                preds[k] = slot_of(fo, fm, ix)
+            ends[i - lo] = k
+        k = c * stride
+        w = k  # slots are written at w <= k, behind the movers still to be read
+        for i in range(lo, hi):
+            fm = others[i - lo]
+            first = w
+            while k < ends[i - lo]:
+                mover = np.int64(preds[k])
+                info = mask_info[mover]
+                mc, oc = canonical_with(mover, fm, info, ix)
+                preds[w] = (info >> SYM_BITS) * per + colex_rank(oc, mc, binom)
                 k += 1
-            if mask_info[fm] & SYMMETRIC and k - first > 1:
+                w += 1
+            if mask_info[fm] & SYMMETRIC and w - first > 1:
                 # only a symmetry fixing fm makes two share a slot
-                k = first + sort_unique(preds[first:k], k - first)
-        nrow[c] = k - c * stride
+                w = first + sort_unique(preds[first:w], w - first)
+        nrow[c] = w - c * stride
 
 
 @nb.njit(cache=True, parallel=True)

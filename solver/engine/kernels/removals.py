@@ -11,6 +11,7 @@ from ...index.kernels import SYM_BITS, image, unrank_position
 from ...rules.bits import ctz, popcount
 from ...rules.movegen import MAX_MOVES, OPT_FLY, OPT_FORFEIT, OPT_MILL_WINS, OPT_OPTIONAL, OPT_PER_MILL, mills_formed, removable_men
 from .codes import SYMS, CANDIDATE, CHUNK, LAZY, NOLOSS, UNKNOWN
+from .prefetch import prefetch
 from .slots import canon_setup, slot_of, slot_with
 from .successors import count_successors
 from ...jit import helper
@@ -184,19 +185,28 @@ def settle_removals(a, b, m, o, succ, syms, removed_syms, removed_canon, g, ix, 
     return e, UNKNOWN
 
 
+MARKS = 4096  # candidate positions buffered per thread before their slots are read
+
+
 @nb.njit(cache=True, parallel=True)
 def mark_removal_candidates(a, b, value, count, removals, smaller_mover, smaller_values, g, ix):
     """Mark (count = CANDIDATE) every LAZY position of (a, b) that some move with a removal takes
     to a loss of ``smaller_values``, the solved subspace (smaller_mover, a), where smaller_mover is
     b - 1 (or b - 2, b - 3: two or three removals, one per mill closed): un-move the mover's man
     that closed as many mills, put the removed men back on empty points. A superset:
-    ``resolve_candidates`` then computes each one's outcome exactly."""
+    ``resolve_candidates`` then computes each one's outcome exactly. The positions are buffered
+    (``MARKS`` a thread) and marked in three passes (see ``mark_buffered``), so that the scattered
+    reads of each pass were asked for during the one before."""
     n, adj, point_mills, opts = g.n, g.adj, g.point_mills, g.opts
+    mask_info = ix.mask_info
     flying = opts[OPT_FLY] != 0 and a == 3
     nq = smaller_values.shape[0]
     removed = b - smaller_mover
     nchunks = (nq + CHUNK - 1) // CHUNK
     for c in nb.prange(nchunks):
+        pms = np.empty(MARKS, dtype=np.int64)
+        pos = np.empty(MARKS, dtype=np.int64)
+        k = 0
         for q in range(c * CHUNK, min(nq, (c + 1) * CHUNK)):
             v = smaller_values[q]
             if v == DUP or v == 0 or v % 2 == 0:
@@ -215,32 +225,54 @@ def mark_removal_candidates(a, b, value, count, removals, smaller_mover, smaller
                     lowf = fs & -fs
                     fs ^= lowf
                     pm = (qo ^ lowt) | lowf
+                    prefetch(mask_info, pm)
                     r1s = empty & ~lowf
                     while r1s:
                         low1 = r1s & -r1s
                         r1s ^= low1
                         if removed == 1:
-                            mark(pm, qm | low1, value, count, removals, ix)
+                            k = buffer_mark(pm, qm | low1, pms, pos, k, value, count, removals, ix)
                             continue
                         r2s = r1s  # the second removed man: a higher point, each pair once
                         while r2s:
                             low2 = r2s & -r2s
                             r2s ^= low2
                             if removed == 2:
-                                mark(pm, qm | low1 | low2, value, count, removals, ix)
+                                k = buffer_mark(pm, qm | low1 | low2, pms, pos, k, value, count, removals, ix)
                                 continue
                             r3s = r2s  # the third: higher still
                             while r3s:
                                 low3 = r3s & -r3s
                                 r3s ^= low3
-                                mark(pm, qm | low1 | low2 | low3, value, count, removals, ix)
+                                k = buffer_mark(pm, qm | low1 | low2 | low3, pms, pos, k, value, count, removals, ix)
+        mark_buffered(pms, pos, k, value, count, removals, ix)
 
 
 @helper
-def mark(pm, po, value, count, removals, ix):
-    p = slot_of(pm, po, ix)
-    if removals[p] == LAZY and value[p] == 0:
-        count[p] = CANDIDATE  # threads racing here all write the same byte
+def buffer_mark(pm, po, pms, pos, k, value, count, removals, ix):
+    """Add the position (pm, po) to the buffer of k; mark the buffer's positions when it is full."""
+    pms[k] = pm
+    pos[k] = po
+    k += 1
+    if k == pms.shape[0]:
+        mark_buffered(pms, pos, k, value, count, removals, ix)
+        k = 0
+    return k
+
+
+@helper
+def mark_buffered(pms, pos, k, value, count, removals, ix):
+    """Mark the k buffered positions: their slots first (the movers' ``mask_info`` entries were
+    asked for as they were buffered), asking for their values and removal codes, then the marks."""
+    for j in range(k):
+        p = slot_of(pms[j], pos[j], ix)
+        pms[j] = p
+        prefetch(value, p)
+        prefetch(removals, p)
+    for j in range(k):
+        p = pms[j]
+        if removals[p] == LAZY and value[p] == 0:
+            count[p] = CANDIDATE  # threads racing here all write the same byte
 
 
 @nb.njit(cache=True, parallel=True)

@@ -376,6 +376,7 @@ class Database:
         self.path = Path(path)
         self.rules: RuleSet | None = rules
         self._info: dict[str, SubspaceInfo] = {}
+        self._pending: dict[str, Path] = {}  # subspace files not read yet, by subspace name
         self._handles: dict[Path, h5py.File] = {}
         if not exists(self.path):
             if must_exist:
@@ -396,14 +397,28 @@ class Database:
                             f"{self.path} links subspace {name} to {missing}, which is missing (put it back, "
                             f"or remove {self.path} and run morris solve again to link what {missing.parent} holds)"
                         )
-        for file in [*files.values(), *_v1_parts(self.path)]:
-            with _open_h5(file) as f:
-                stored = _check_header(f, file, self.rules)
-                self.rules = self.rules or stored
-                group = _subspaces_group(f, file)
-                if file.parent == subspace_dir(self.path) and file.stem not in group:
-                    raise DatabaseError(f"{file} is damaged: it has no subspace {file.stem}")
-                for name in group:
+        # A subspace's own file is opened when it is first asked about: a lookup in a database of
+        # 49 files then opens the few it reads, not all of them (about 2 ms each).
+        self._pending: dict[str, Path] = dict(files)
+        if self.rules is None and files:
+            self._load(next(iter(files)))
+        for file in _v1_parts(self.path):
+            self._read_file(file, skip=self._pending)  # a subspace's own file wins over a v1 part
+
+    def _load(self, name: str) -> None:
+        file = self._pending.pop(name, None)
+        if file is not None:
+            self._read_file(file)
+
+    def _read_file(self, file: Path, skip: dict[str, Path] | None = None) -> None:
+        with _open_h5(file) as f:
+            stored = _check_header(f, file, self.rules)
+            self.rules = self.rules or stored
+            group = _subspaces_group(f, file)
+            if file.parent == subspace_dir(self.path) and file.stem not in group:
+                raise DatabaseError(f"{file} is damaged: it has no subspace {file.stem}")
+            for name in group:
+                if not skip or name not in skip:
                     self._add(name, group[name], file)
 
     def _add(self, name: str, ds: h5py.Dataset, file: Path) -> None:
@@ -422,13 +437,17 @@ class Database:
 
     # -- catalogue ------------------------------------------------------------------------------
     def subspaces(self) -> list[SubspaceInfo]:
+        for name in list(self._pending):
+            self._load(name)
         return sorted(self._info.values(), key=lambda s: (s.mover + s.opponent, s.mover, s.opponent))
 
     def has(self, a: int, b: int) -> bool:
-        return subspace_name(a, b) in self._info
+        name = subspace_name(a, b)
+        return name in self._info or name in self._pending
 
     def info(self, a: int, b: int) -> SubspaceInfo:
         name = subspace_name(a, b)
+        self._load(name)
         if name not in self._info:
             raise MissingSubspaceError(
                 f"subspace {name} is not in {self.path} (build it with: "

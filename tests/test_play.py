@@ -25,7 +25,6 @@ from click.testing import CliRunner
 
 from solver import open_database
 from solver.cli import main
-from solver.engine.run import solve
 from solver.rules import get_rules
 from solver.rules.notation import Position, format_position
 
@@ -34,13 +33,8 @@ STANDARD = get_rules("standard")
 
 
 @pytest.fixture(scope="module")
-def dbs(tmp_path_factory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("play-dbs")
-    out = {}
-    for name, rules, max_men in (("six", SIX, 4), ("standard", STANDARD, 3)):
-        out[name] = root / f"{name}.h5"
-        solve(rules, max_men, out[name], progress=False, echo=lambda s: None)
-    return out
+def dbs(solved_db) -> dict[str, Path]:
+    return {"six": solved_db("six", 4), "standard": solved_db("standard", 3)}
 
 
 def cli(*args, input=None):

@@ -47,14 +47,8 @@ NO_FLYING = get_rules("no-flying")
 
 
 @pytest.fixture(scope="session")
-def dbs(tmp_path_factory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("query-dbs")
-    out = {}
-    for name, rules, max_men in (("standard", STANDARD, 4), ("six", SIX, 4), ("no-flying", NO_FLYING, 3)):
-        path = root / f"{name}.h5"
-        solve(rules, max_men, path, progress=False, echo=lambda s: None)
-        out[name] = path
-    return out
+def dbs(solved_db) -> dict[str, Path]:
+    return {name: solved_db(name, max_men) for name, max_men in (("standard", 4), ("six", 4), ("no-flying", 3))}
 
 
 def random_position(rules, a: int, b: int, rng: random.Random) -> Position:

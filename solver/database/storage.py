@@ -399,7 +399,7 @@ class Database:
                         )
         # A subspace's own file is opened when it is first asked about: a lookup in a database of
         # 49 files then opens the few it reads, not all of them (about 2 ms each).
-        self._pending: dict[str, Path] = dict(files)
+        self._pending.update(files)
         if self.rules is None and files:
             self._load(next(iter(files)))
         for file in _v1_parts(self.path):

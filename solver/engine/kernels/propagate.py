@@ -7,13 +7,14 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ...index.kernels import SYM_BITS, SYMMETRIC, canonical_with, colex_rank, unrank_position
+from ...index.kernels import SYMMETRIC, unrank_position
 from ...rules.bits import ctz
 from ...rules.movegen import MAX_MOVES, OPT_FLY, OPT_MILL_WINS, OPT_PASS, men_in_mills, mills_formed
 from .codes import SYMS, LAZY, NOLOSS, UNKNOWN, may_lose
 from .frontier import add
 from .prefetch import AHEAD, prefetch
 from .removals import removal_outcome
+from .slots import slot_from
 from ...jit import helper
 from .successors import count_successors, has_move, mill_keeps_men, sort_unique
 
@@ -35,10 +36,10 @@ def gather_predecessors(frontier, nfront, front_a, front_b, preds, nrow, g, ix):
     slot will go and asks for its entry of the 64 MB ``mask_info`` table, the second ranks them,
     by then mostly from the cache."""
     n, adj, mill_masks, point_mills, opts = g.n, g.adj, g.mill_masks, g.point_mills, g.opts
-    mask_info, binom = ix.mask_info, ix.binom
+    mask_info = ix.mask_info
     empty_all = (1 << n) - 1
     flying = opts[OPT_FLY] != 0 and front_b == 3
-    per = binom[n - front_b, front_a]  # slots per mover set in the predecessors' subspace
+    per = ix.binom[n - front_b, front_a]  # slots per mover set in the predecessors' subspace
     nitems = (nfront + ROWS - 1) // ROWS
     stride = preds.shape[0] // nrow.shape[0]
     for c in nb.prange(nitems):
@@ -79,9 +80,7 @@ def gather_predecessors(frontier, nfront, front_a, front_b, preds, nrow, g, ix):
             first = w
             while k < ends[i - lo]:
                 mover = np.int64(preds[k])
-                info = mask_info[mover]
-                mc, oc = canonical_with(mover, fm, info, ix)
-                preds[w] = (info >> SYM_BITS) * per + colex_rank(oc, mc, binom)
+                preds[w] = slot_from(mover, fm, mask_info[mover], per, ix)
                 k += 1
                 w += 1
             if mask_info[fm] & SYMMETRIC and w - first > 1:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-from ...index.kernels import G0_MASK, SYMMETRIC, canonical_pair, colex_rank, image
+from ...index.kernels import G0_MASK, SYM_BITS, SYMMETRIC, canonical_with, colex_rank, image
 from ...rules.bits import popcount
 from ...jit import helper
 
@@ -40,7 +40,12 @@ def slot_with(mc, rep, other, syms, nsyms, sym_img, per, binom):
 
 @helper
 def slot_of(mover, other, ix):
-    n = ix.n
-    binom = ix.binom
-    mc, oc, rep = canonical_pair(mover, other, ix)
-    return rep * binom[n - popcount(mover), popcount(other)] + colex_rank(oc, mc, binom)
+    return slot_from(mover, other, ix.mask_info[mover], ix.binom[ix.n - popcount(mover), popcount(other)], ix)
+
+
+@helper
+def slot_from(mover, other, info, per, ix):
+    """``slot_of`` given the mover's ``mask_info`` entry (read by the caller, who may have asked
+    for it early: the table is large) and the slots per mover set of the subspace."""
+    mc, oc = canonical_with(mover, other, info, ix)
+    return (info >> SYM_BITS) * per + colex_rank(oc, mc, ix.binom)

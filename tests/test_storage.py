@@ -203,6 +203,25 @@ def test_dangling_link_is_one_line(std_db, tmp_path):
         assert line.startswith("error: ") and str(missing) in line
 
 
+def test_damaged_subspace_file_is_one_line_where_it_is_read(std_db, tmp_path):
+    """Subspace files are opened when first asked about: a damaged one still fails a lookup, a
+    solve and ``info`` with one line naming it, and leaves the other subspaces readable."""
+    path = tmp_path / "damaged.h5"
+    copy_database(std_db, path)
+    damaged = subspace_file(path, "4-4")
+    with h5py.File(damaged, "r+") as f:
+        f["subspaces"].move("4-4", "4-5")  # the file no longer holds its own subspace
+    with Database(path) as db:
+        assert db.info(3, 4).positions == 760_398
+        with pytest.raises(DatabaseError, match="damaged"):
+            db.has(4, 4)
+    for args in (["info", "--db", str(path)], ["solve", "--db", str(path), "-q"], ["query", "--db", str(path), "W:a1,d1,g1,a4 B:b4,c4,b6,c5 w"]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 1 and "Traceback" not in result.output, args
+        (line,) = result.stderr.strip().splitlines()
+        assert line.startswith("error: ") and str(damaged) in line and "damaged" in line
+
+
 def test_adding_a_pair_leaves_the_files_already_written_alone(tmp_path, monkeypatch):
     path = tmp_path / "grow.h5"
     solve(STANDARD, 3, path, **quiet)

@@ -225,10 +225,16 @@ def test_damaged_subspace_file_is_one_line_where_it_is_read(std_db, tmp_path):
 def test_adding_a_pair_leaves_the_files_already_written_alone(tmp_path, monkeypatch):
     path = tmp_path / "grow.h5"
     solve(STANDARD, 3, path, **quiet)
-    first, main_before = stamp(subspace_file(path, "3-3")), stamp(path)
-    solve(STANDARD, 4, path, **quiet)
-    assert stamp(subspace_file(path, "3-3")) == first
-    assert stamp(path)[0] != main_before[0]  # the main file is a new file, renamed over the old
+    first = stamp(subspace_file(path, "3-3"))
+    # Held open, the old main file keeps its inode, which the filesystem could otherwise reuse.
+    old_main = os.open(path, os.O_RDONLY)
+    try:
+        solve(STANDARD, 4, path, **quiet)
+        assert stamp(subspace_file(path, "3-3")) == first
+        # the main file is a new file, renamed over the old (which is gone from the folder)
+        assert os.stat(path).st_ino != os.fstat(old_main).st_ino and os.fstat(old_main).st_nlink == 0
+    finally:
+        os.close(old_main)
 
     opened: list[tuple[str, str]] = []
     real = h5py.File

@@ -249,8 +249,8 @@ def test_the_board_at_a_terminal(dbs):
 @pytest.mark.parametrize(
     "which, args, status, needle",
     [
-        ("six", [], 1, "the placing phase is not solved (no command builds it yet"),
-        ("six", ["W:a1 B:e1 w 5 5"], 1, "has men in hand"),
+        ("six", [], 1, "tier 0-0-6-6 (men in hand) is not in"),
+        ("six", ["W:a1 B:e1 w 5 5"], 1, "--whole-game"),
         ("standard", ["W:a1,d1,g1,d7 B:a4,b4,c4 w"], 1, "subspace 4-3 is not in"),
         ("standard", ["W:a1,d1,g1,d7 B:a4,b4,c4 w"], 1, "--max-men 4"),
         ("missing", ["W:a1,a3,a5 B:e1,e3,e5 w"], 1, "no database at"),

@@ -239,9 +239,9 @@ def test_probes_read_single_values_and_batches_read_once_per_subspace(dbs, monke
     calls = []
     real = Database.read_slots
 
-    def counting(self, a, b, slots):
+    def counting(self, a, b, slots, ha=0, hb=0):
         calls.append((a, b, len(slots)))
-        return real(self, a, b, slots)
+        return real(self, a, b, slots, ha, hb)
 
     monkeypatch.setattr(Database, "values", whole)
     monkeypatch.setattr(Database, "read_slots", counting)
@@ -267,7 +267,7 @@ def test_typed_errors(dbs, tmp_path):
             db.probe(Position(1, 1, "w"))  # a point with both colours
         with pytest.raises(NotationError):
             db.probe("W:a1,d1,g1 B:a4,b4 w")  # Black has lost already and is not to move
-        with pytest.raises(OutsideDatabaseError):
+        with pytest.raises(MissingSubspaceError, match=r"tier 3-3-1-1 .*morris solve --rules standard --db .* --whole-game"):
             db.probe("W:a1,d1,g1 B:a4,b4,c4 w 1 1")
         with pytest.raises(MissingSubspaceError, match=r"5-5 .*morris solve --rules standard --max-men 5"):
             db.probe("W:a1,d1,g1,a4,a7 B:b4,c4,b6,c5,d5 b")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import click
 
-from ..errors import IllegalMoveError, NotationError, OutsideDatabaseError
+from ..errors import IllegalMoveError, NotationError
 from .common import database_and_rules, db_option, echo_json, json_option, rules_options
 
 COLOUR = {"w": "White", "b": "Black"}
@@ -263,7 +263,7 @@ def _read_moves(interactive: bool):
 
 
 def _start_position(text: str, rules):
-    """POSITION, or the start of a game (which the moving-phase databases cannot answer yet)."""
+    """POSITION, or the start of a game (answered by a database solved with --whole-game)."""
     from ..rules.notation import Position, parse_position
 
     if text:
@@ -282,8 +282,8 @@ def _start_position(text: str, rules):
 def play(db_path, rules_name, options, colour, hints, as_json, position):
     """Play a game from POSITION against the database's perfect play.
 
-    POSITION is a board string or point lists of the moving phase (every man placed), e.g.
-    "W:a1,d1,g1 B:a4,b4,c4 w"; several words are joined with spaces. Type a move in the notation
+    POSITION is a board string or point lists, e.g. "W:a1,d1,g1 B:a4,b4,c4 w" [default: the
+    empty board, which needs a database solved with --whole-game]; several words are joined with spaces. Type a move in the notation
     (a1-a4, a1-a4xb6 to remove b6, pass where passing is the rule); an illegal one is refused with
     the list of legal ones. The game ends when a side has lost, when a position comes up a third
     time, or with quit (or the end of the input). When standard input is not a terminal, moves
@@ -295,10 +295,7 @@ def play(db_path, rules_name, options, colour, hints, as_json, position):
     with open_database(path, rules) as db:
         start = _start_position(" ".join(position), db.rules)
         if start.hand_white or start.hand_black:
-            raise OutsideDatabaseError(
-                f"{db.format(start)} has men in hand: the placing phase is not solved (no command builds it "
-                "yet; databases hold the moving phase); give a POSITION with every man placed"
-            )
+            db.info(bin(start.mover).count("1"), bin(start.opponent).count("1"), start.hand_mover, start.hand_opponent)
         you = colour[0] if colour else start.side
         game = Game(db, start, you)
         interactive = sys.stdin.isatty() and not as_json

@@ -16,10 +16,11 @@ a move into a position that is a loss in k plies for the opponent is a win in k 
 win in k for the opponent a loss in k + 1; a move that ends the game at once (the opponent left
 with two men, or with no move) is a win in 1.
 
-The database covers the moving phase only: a position with men in hand raises
-``OutsideDatabaseError``. Positions are probed from the side to move: the subspace is
-(men of the side to move, men of the opponent), and the successors of a move lie in the
-opponent's view. Opening reads only the file's header and catalogue; a probe reads one value
+Positions are probed from the side to move: the tier is (men of the side to move on the board,
+men of the opponent on the board, men in hand of each), and the successors of a move lie in the
+opponent's view. A database of the moving phase answers positions with no men in hand; one
+solved with ``--whole-game`` answers the placing phase too. A position in a tier the database
+lacks raises ``MissingSubspaceError``, naming the tier and the command that builds it. Opening reads only the file's header and catalogue; a probe reads one value
 through HDF5's chunk cache, and the ``*_many`` methods read the values of many positions with one
 read per subspace.
 
@@ -44,12 +45,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import DatabaseError, MorrisError, NotationError, OutsideDatabaseError
+from ..errors import DatabaseError, MorrisError, NotationError
 from ..rules.notation import Move, Position, check_position, format_move, format_position, parse_position
 from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
 from ..values import DRAW, DUP, LOSS, WIN, decode_many
-from .storage import Database, exists, solve_command
+from .storage import Database, exists, solve_command, subspace_name
 
 __all__ = [
     "TEN_MOVE_PLIES",
@@ -175,13 +176,14 @@ def _popcount(x: int) -> int:
 class _Pending:
     """One position on its way through a batch: what it needs read, and what came back."""
 
-    __slots__ = ("pos", "probe", "moves", "succ_mover", "succ_opp", "succ_value", "succ_plies", "own")
+    __slots__ = ("pos", "probe", "moves", "succ_mover", "succ_opp", "succ_hand", "succ_value", "succ_plies", "own")
 
     def __init__(self, pos: Position):
         self.pos = pos
         self.probe: Probe | None = None
         self.moves: np.ndarray | None = None  # (k, 5) rows of generate_moves
         self.succ_mover = self.succ_opp = None
+        self.succ_hand = None  # the men in hand of the side that moved, after its move
         self.succ_value = self.succ_plies = None
         self.own: tuple[str, int | None] | None = None
 
@@ -220,22 +222,29 @@ class MorrisDatabase:
 
     # -- catalogue -------------------------------------------------------------------------------
     def subspaces(self) -> list[tuple[int, int]]:
-        """(men of the side to move, men of the opponent) of every subspace in the database."""
+        """(men of the side to move, men of the opponent) of every subspace of the moving phase
+        in the database."""
         return [(s.mover, s.opponent) for s in self._db.subspaces()]
 
-    def has(self, mover_men: int, opponent_men: int) -> bool:
-        return self._db.has(mover_men, opponent_men)
+    def tiers(self) -> list[tuple[int, int, int, int]]:
+        """(men on the board of the side to move and of the opponent, men in hand of each) of
+        every tier in the database, the moving phase's (hands 0) included."""
+        return [s.tier for s in self._db.tiers()]
 
-    def info(self, mover_men: int, opponent_men: int):
-        """The statistics stored with a subspace (``positions``, ``win``, ``draw``, ``loss``,
-        ``max_win``, ``max_loss``, ``max_plies``, ``slots``, ``seconds``, ``checksum``...): values
-        for the side to move, counted up to symmetry; -1 where there is no win or no loss."""
-        return self._db.info(mover_men, opponent_men)
+    def has(self, mover_men: int, opponent_men: int, mover_hand: int = 0, opponent_hand: int = 0) -> bool:
+        return self._db.has(mover_men, opponent_men, mover_hand, opponent_hand)
 
-    def values(self, mover_men: int, opponent_men: int) -> np.ndarray:
-        """Every slot's stored value code in the subspace (``decode_many`` reads them; ``DUP``
-        marks a slot that holds no position), read whole into memory."""
-        return self._db.values(mover_men, opponent_men)
+    def info(self, mover_men: int, opponent_men: int, mover_hand: int = 0, opponent_hand: int = 0):
+        """The statistics stored with a subspace or tier (``positions``, ``win``, ``draw``,
+        ``loss``, ``max_win``, ``max_loss``, ``max_plies``, ``slots``, ``seconds``,
+        ``checksum``...): values for the side to move, counted up to symmetry; -1 where there is
+        no win or no loss."""
+        return self._db.info(mover_men, opponent_men, mover_hand, opponent_hand)
+
+    def values(self, mover_men: int, opponent_men: int, mover_hand: int = 0, opponent_hand: int = 0) -> np.ndarray:
+        """Every slot's stored value code in the subspace or tier (``decode_many`` reads them;
+        ``DUP`` marks a slot that holds no position), read whole into memory."""
+        return self._db.values(mover_men, opponent_men, mover_hand, opponent_hand)
 
     def positions(self, mover_men: int, opponent_men: int, slots: Iterable[int]) -> list[Position]:
         """The positions that ``slots`` of the subspace hold, with White as the side to move (a
@@ -367,14 +376,10 @@ class MorrisDatabase:
 
     def _prepare(self, item, with_moves: bool, mg) -> _Pending:
         pos = self.position(item)
-        if pos.hand_white or pos.hand_black:
-            raise OutsideDatabaseError(
-                f"men in hand (White {pos.hand_white}, Black {pos.hand_black}): the database holds the "
-                "moving phase only, positions with every man placed"
-            )
         p = _Pending(pos)
         g = game_tables(self.rules)
-        status = mg.game_status(pos.mover, pos.opponent, 0, 0, g, self._buf)
+        ha, hb = pos.hand_mover, pos.hand_opponent
+        status = mg.game_status(pos.mover, pos.opponent, ha, hb, g, self._buf)
         if status == mg.LOST:
             p.probe = self._make_probe(pos, LOSS, 0)
             p.moves = np.empty((0, 5), dtype=np.int64)
@@ -384,71 +389,79 @@ class MorrisDatabase:
             p.moves = np.empty((0, 5), dtype=np.int64)
             return p
         opp_men = _popcount(pos.opponent)
-        if opp_men < 3:
+        if opp_men + hb < 3:
             other = "Black" if pos.side == "w" else "White"
             raise NotationError(
-                f"{other} has {opp_men} men and is not to move: the game ended with the last move "
+                f"{other} has {opp_men + hb} men and is not to move: the game ended with the last move "
                 "(the side to move can only be the one that has lost)"
             )
         if with_moves:
-            k = mg.generate_moves(pos.mover, pos.opponent, 0, 0, g, self._buf)
+            k = mg.generate_moves(pos.mover, pos.opponent, ha, hb, g, self._buf)
             rows = self._buf[:k].copy()
             p.moves = rows
             frm, to, removed = rows[:, 0], rows[:, 1], rows[:, 2:]
             # The position after each move, seen from the opponent (the next side to move).
             p.succ_opp = (np.int64(pos.mover) & ~_bit(frm)) | _bit(to)
             p.succ_mover = np.int64(pos.opponent) & ~np.bitwise_or.reduce(_bit(removed), axis=1)
+            p.succ_hand = ha - ((frm < 0) & (to >= 0)).astype(np.int64)  # a placement takes a man from hand
         return p
 
-    def _successor_men(self, p: _Pending) -> np.ndarray:
-        b = _popcount(p.pos.opponent)
-        return b - (p.moves[:, 2:] >= 0).sum(axis=1)
+    def _successor_tiers(self, p: _Pending) -> list[tuple[int, int, int, int]]:
+        """The tier of each move's successor, seen from the opponent; men on the board plus in
+        hand below 3 (the game is over) are left to the caller."""
+        hb = p.pos.hand_opponent
+        men = _popcount(p.pos.opponent) - (p.moves[:, 2:] >= 0).sum(axis=1)
+        movers = [_popcount(x) for x in p.succ_opp.tolist()]
+        return [(int(b2), a2, hb, int(h)) for b2, a2, h in zip(men.tolist(), movers, p.succ_hand.tolist())]
+
+    def _own_tier(self, p: _Pending) -> tuple[int, int, int, int]:
+        pos = p.pos
+        return (_popcount(pos.mover), _popcount(pos.opponent), pos.hand_mover, pos.hand_opponent)
 
     def _check_subspaces(self, p: _Pending, with_probe: bool) -> None:
         if p.probe is not None:
             return  # decided without the database
-        a, b = _popcount(p.pos.mover), _popcount(p.pos.opponent)
         if with_probe:
-            self._db.info(a, b)  # raises MissingSubspaceError
+            self._db.info(*self._own_tier(p))  # raises MissingSubspaceError
         if p.succ_mover is not None:
-            for b2 in sorted(set(self._successor_men(p).tolist()), reverse=True):
-                if b2 >= 3:
-                    self._db.info(b2, a)
+            for t in sorted(set(self._successor_tiers(p)), reverse=True):
+                if t[0] + t[2] >= 3:
+                    self._db.info(*t)
 
     def _read_values(self, batch: list[_Pending], with_probe: bool) -> None:
-        # Per subspace: the (mover, opponent) masks to look up and where the answers go.
-        groups: dict[tuple[int, int], list] = {}
+        # Per tier: the (mover, opponent) masks to look up and where the answers go.
+        groups: dict[tuple[int, int, int, int], list] = {}
         for p in batch:
             if p.probe is not None:
                 continue
-            a, b = _popcount(p.pos.mover), _popcount(p.pos.opponent)
             if with_probe:
-                groups.setdefault((a, b), []).append((p, "own", None, np.array([p.pos.mover]), np.array([p.pos.opponent])))
+                groups.setdefault(self._own_tier(p), []).append((p, "own", None, np.array([p.pos.mover]), np.array([p.pos.opponent])))
             if p.succ_mover is not None:
-                men = self._successor_men(p)
-                p.succ_value = np.full(len(men), 3, dtype=np.int8)  # 3: "ends the game at once"
-                p.succ_plies = np.zeros(len(men), dtype=np.int64)
-                for b2 in set(men.tolist()):
-                    if b2 < 3:
+                tiers = self._successor_tiers(p)
+                p.succ_value = np.full(len(tiers), 3, dtype=np.int8)  # 3: "ends the game at once"
+                p.succ_plies = np.zeros(len(tiers), dtype=np.int64)
+                for t in set(tiers):
+                    if t[0] + t[2] < 3:
                         continue
-                    sel = np.flatnonzero(men == b2)
-                    groups.setdefault((b2, a), []).append((p, "succ", sel, p.succ_mover[sel], p.succ_opp[sel]))
-        for (a, b), parts in groups.items():
+                    sel = np.array([j for j, x in enumerate(tiers) if x == t], dtype=np.int64)
+                    groups.setdefault(t, []).append((p, "succ", sel, p.succ_mover[sel], p.succ_opp[sel]))
+        for (a, b, ha, hb), parts in groups.items():
             movers = np.concatenate([x[3] for x in parts]).astype(np.int64)
             opps = np.concatenate([x[4] for x in parts]).astype(np.int64)
             slots = self._rank_many(movers, opps)
+            name = subspace_name(a, b, ha, hb)
             try:
-                values = self._db.read_slots(a, b, slots)
+                values = self._db.read_slots(a, b, slots, ha, hb)
             except MorrisError:
                 raise
             except (OSError, KeyError, ValueError, RuntimeError) as e:
                 raise DatabaseError(
-                    f"{self.path}: cannot read subspace {a}-{b} ({e.__class__.__name__}: {e}); the file is damaged"
+                    f"{self.path}: cannot read subspace {name} ({e.__class__.__name__}: {e}); the file is damaged"
                 ) from None
             if (values == DUP).any():
                 bad = int(slots[np.flatnonzero(values == DUP)[0]])
                 raise DatabaseError(
-                    f"{self.path}: subspace {a}-{b} marks slot {bad} as holding no position, but a "
+                    f"{self.path}: subspace {name} marks slot {bad} as holding no position, but a "
                     "position ranks there: the file is damaged or was built with another index"
                 )
             kind, plies = decode_many(values)
@@ -499,7 +512,9 @@ class MorrisDatabase:
                 else:
                     value, plies = LOSS, int(p.succ_plies[j]) + 1
                 move = Move(*row)
-                after = Position.from_mover(other, int(p.succ_mover[j]), int(p.succ_opp[j]))
+                after = Position.from_mover(
+                    other, int(p.succ_mover[j]), int(p.succ_opp[j]), p.pos.hand_opponent, int(p.succ_hand[j])
+                )
                 moves.append(
                     MoveValue(
                         move, format_move(move, self.board), value, plies, after,

@@ -1,17 +1,23 @@
 """HDF5 databases: a small main file per rule set, and one file per subspace beside it.
 
-Layout (format version 2; the README's "Database layout" section says the same for h5py users):
+Layout (format version 3; the README's "Database layout" section says the same for h5py users):
 
     X.h5                        the main file
       /                         attrs: format="morris-db", format_version, rules (JSON),
                                        index_scheme, code_version, created
-      /subspaces/<a>-<b>        an HDF5 external link to /subspaces/<a>-<b> in "X.h5.d/<a>-<b>.h5"
+      /subspaces/<name>         an HDF5 external link to /subspaces/<name> in "X.h5.d/<name>.h5"
                                 (relative: HDF5 looks for it beside the main file, from any working
                                 directory, so the file and its folder can move together)
-    X.h5.d/<a>-<b>.h5           one subspace: the same root attrs, and
-      /subspaces/<a>-<b>        uint16[slots], chunked, gzip + shuffle; attrs: mover, opponent,
-                                positions, slots, win, draw, loss, max_win, max_loss, max_plies,
-                                seconds, checksum ("sha256:<hex>" of the little-endian values)
+    X.h5.d/<name>.h5            one subspace: the same root attrs, and
+      /subspaces/<name>         uint16[slots], chunked, gzip + shuffle; attrs: mover, opponent,
+                                mover_hand, opponent_hand, positions, slots, win, draw, loss,
+                                max_win, max_loss, max_plies, seconds, cpu_seconds, checksum
+                                ("sha256:<hex>" of the little-endian values)
+
+A subspace is a tier (a, b, ha, hb): men on the board of the side to move and of the opponent,
+then the men each holds in hand; <name> is ``a-b`` in the moving phase (no men in hand) and
+``a-b-ha-hb`` otherwise. Format version 3 added the tiers with men in hand (and the two hand
+attributes, read as 0 where a file lacks them); versions 1 and 2 hold the moving phase only.
 
 Adding a solved pair (``add_subspaces``) writes its one or two subspace files and then a new main
 file that links every subspace file in ``X.h5.d/``: nothing written before is read or copied
@@ -46,13 +52,13 @@ from ..errors import DatabaseError, MismatchError, MissingSubspaceError
 from ..rules.rulesets import RuleSet
 
 FORMAT = "morris-db"
-FORMAT_VERSION = 2
-READS_VERSIONS = (1, 2)
+FORMAT_VERSION = 3
+READS_VERSIONS = (1, 2, 3)
 INDEX_SCHEME = "orbit-rep-colex/1"
 CHUNK = 1 << 16  # 128 KiB of values: a single probe decompresses one chunk
 CHUNK_CACHE = 256 << 20  # bytes of decompressed chunks kept per open file
-STAT_KEYS = ("mover", "opponent", "positions", "slots", "win", "draw", "loss", "max_win", "max_loss", "max_plies", "seconds", "cpu_seconds")
-SUBSPACE_FILE = re.compile(r"^\d+-\d+\.h5$")  # <a>-<b>.h5; a temporary file starts with "."
+STAT_KEYS = ("mover", "opponent", "mover_hand", "opponent_hand", "positions", "slots", "win", "draw", "loss", "max_win", "max_loss", "max_plies", "seconds", "cpu_seconds")
+SUBSPACE_FILE = re.compile(r"^\d+-\d+(-\d+-\d+)?\.h5$")  # <a>-<b>[-<ha>-<hb>].h5; a temporary file starts with "."
 
 
 def code_version() -> str:
@@ -68,8 +74,9 @@ def checksum(values: np.ndarray) -> str:
     return "sha256:" + hashlib.sha256(np.ascontiguousarray(values, dtype="<u2").tobytes()).hexdigest()
 
 
-def subspace_name(a: int, b: int) -> str:
-    return f"{a}-{b}"
+def subspace_name(a: int, b: int, ha: int = 0, hb: int = 0) -> str:
+    """``a-b`` for the moving phase, ``a-b-ha-hb`` for a tier with men in hand."""
+    return f"{a}-{b}" if ha == 0 and hb == 0 else f"{a}-{b}-{ha}-{hb}"
 
 
 def solve_command(rules: RuleSet | None, max_men: int | None, path: Path) -> str:
@@ -143,7 +150,7 @@ def _check_header(f: h5py.File, path: Path, rules: RuleSet | None) -> RuleSet:
         raise DatabaseError(f"{path} is not a morris database (no format={FORMAT!r} attribute)")
     version = int(f.attrs.get("format_version", -1))
     if version not in READS_VERSIONS:
-        raise MismatchError(f"{path} has format version {version}; this code reads versions 1 and {FORMAT_VERSION}")
+        raise MismatchError(f"{path} has format version {version}; this code reads versions 1 to {FORMAT_VERSION}")
     scheme = f.attrs.get("index_scheme")
     if scheme != INDEX_SCHEME:
         raise MismatchError(f"{path} uses index scheme {scheme!r}; this code uses {INDEX_SCHEME!r}")
@@ -185,7 +192,7 @@ def _write_dataset(group: h5py.Group, name: str, values: np.ndarray, stats: dict
         shuffle=True,
     )
     for key in STAT_KEYS:
-        ds.attrs[key] = stats[key]
+        ds.attrs[key] = stats.get(key, 0) if key.endswith("_hand") else stats[key]
     ds.attrs["checksum"] = checksum(values)
 
 
@@ -216,7 +223,7 @@ def _write_atomic(final: Path, fill: Callable[[h5py.File], None]) -> None:
 
 
 def _write_subspace(path: Path, rules: RuleSet, values: np.ndarray, stats: dict) -> None:
-    name = subspace_name(stats["mover"], stats["opponent"])
+    name = subspace_name(stats["mover"], stats["opponent"], stats.get("mover_hand", 0), stats.get("opponent_hand", 0))
 
     def fill(f: h5py.File) -> None:
         _write_header(f, rules)
@@ -310,7 +317,7 @@ def relink(path: str | os.PathLike, rules: RuleSet) -> list[str]:
     version, created, links = _main_file(path)
     want = {name: _link_target(path, name) for name in _subspace_files(path)}
     if links != want:
-        unlinked = len(set(want) - set(links)) if version == FORMAT_VERSION else 0
+        unlinked = len(set(want) - set(links)) if version is not None and version >= 2 else 0
         _write_main(path, rules, created)
         if unlinked:
             lines.append(f"linked {unlinked} subspace files that {path} did not link yet")
@@ -343,6 +350,8 @@ def copy_database(src: str | os.PathLike, dst: str | os.PathLike) -> None:
 class SubspaceInfo:
     mover: int
     opponent: int
+    mover_hand: int
+    opponent_hand: int
     positions: int
     slots: int
     win: int
@@ -359,7 +368,16 @@ class SubspaceInfo:
 
     @property
     def name(self) -> str:
-        return subspace_name(self.mover, self.opponent)
+        return subspace_name(self.mover, self.opponent, self.mover_hand, self.opponent_hand)
+
+    @property
+    def tier(self) -> tuple[int, int, int, int]:
+        return (self.mover, self.opponent, self.mover_hand, self.opponent_hand)
+
+    @property
+    def placing(self) -> bool:
+        """Whether the tier has men in hand (the placing phase)."""
+        return bool(self.mover_hand or self.opponent_hand)
 
 
 class Database:
@@ -428,7 +446,8 @@ class Database:
             raise DatabaseError(f"{file} is damaged: subspaces/{name} is not a dataset")
         a = dict(ds.attrs)
         self._info[name] = SubspaceInfo(
-            mover=int(a["mover"]), opponent=int(a["opponent"]), positions=int(a["positions"]),
+            mover=int(a["mover"]), opponent=int(a["opponent"]), mover_hand=int(a.get("mover_hand", 0)),
+            opponent_hand=int(a.get("opponent_hand", 0)), positions=int(a["positions"]),
             slots=int(a["slots"]), win=int(a["win"]), draw=int(a["draw"]), loss=int(a["loss"]),
             max_win=int(a["max_win"]), max_loss=int(a["max_loss"]), max_plies=int(a["max_plies"]),
             seconds=float(a["seconds"]), cpu_seconds=float(a.get("cpu_seconds", 0.0)), bytes_on_disk=int(ds.id.get_storage_size()),
@@ -436,20 +455,35 @@ class Database:
         )
 
     # -- catalogue ------------------------------------------------------------------------------
-    def subspaces(self) -> list[SubspaceInfo]:
+    def tiers(self) -> list[SubspaceInfo]:
+        """Every subspace, the moving phase's and the tiers with men in hand: by men in hand,
+        then men on the board."""
         for name in list(self._pending):
             self._load(name)
-        return sorted(self._info.values(), key=lambda s: (s.mover + s.opponent, s.mover, s.opponent))
+        return sorted(
+            self._info.values(),
+            key=lambda s: (s.mover_hand + s.opponent_hand, s.mover + s.opponent, s.mover, s.opponent, s.mover_hand),
+        )
 
-    def has(self, a: int, b: int) -> bool:
-        name = subspace_name(a, b)
+    def subspaces(self) -> list[SubspaceInfo]:
+        """The subspaces of the moving phase (no men in hand)."""
+        return [s for s in self.tiers() if not s.placing]
+
+    def has(self, a: int, b: int, ha: int = 0, hb: int = 0) -> bool:
+        name = subspace_name(a, b, ha, hb)
         self._load(name)  # a damaged file says so here, as it did when every file was read at once
         return name in self._info
 
-    def info(self, a: int, b: int) -> SubspaceInfo:
-        name = subspace_name(a, b)
+    def info(self, a: int, b: int, ha: int = 0, hb: int = 0) -> SubspaceInfo:
+        name = subspace_name(a, b, ha, hb)
         self._load(name)
         if name not in self._info:
+            if ha or hb:
+                raise MissingSubspaceError(
+                    f"tier {name} (men in hand) is not in {self.path} (build it with: "
+                    f"{solve_command(self.rules, None, self.path)} --whole-game, or --extended for "
+                    "hands a game from the start does not reach)"
+                )
             raise MissingSubspaceError(
                 f"subspace {name} is not in {self.path} (build it with: "
                 f"{solve_command(self.rules, max(a, b), self.path)})"
@@ -462,20 +496,21 @@ class Database:
             self._handles[file] = _open_h5(file)
         return self._handles[file]
 
-    def dataset(self, a: int, b: int) -> h5py.Dataset:
-        info = self.info(a, b)
+    def dataset(self, a: int, b: int, ha: int = 0, hb: int = 0) -> h5py.Dataset:
+        info = self.info(a, b, ha, hb)
         return self._file(info.file)["subspaces"][info.name]
 
-    def values(self, a: int, b: int) -> np.ndarray:
+    def values(self, a: int, b: int, ha: int = 0, hb: int = 0) -> np.ndarray:
         """The whole subspace in memory."""
-        ds = self.dataset(a, b)
+        ds = self.dataset(a, b, ha, hb)
         try:
             return ds[...]
         except OSError as e:
-            raise DatabaseError(f"subspace {a}-{b} in {self.info(a, b).file} is corrupt: {e}") from None
+            info = self.info(a, b, ha, hb)
+            raise DatabaseError(f"subspace {info.name} in {info.file} is corrupt: {e}") from None
 
-    def read_slots(self, a: int, b: int, slots: np.ndarray) -> np.ndarray:
-        ds = self.dataset(a, b)
+    def read_slots(self, a: int, b: int, slots: np.ndarray, ha: int = 0, hb: int = 0) -> np.ndarray:
+        ds = self.dataset(a, b, ha, hb)
         slots = np.asarray(slots, dtype=np.int64)
         if slots.size == 0:
             return np.zeros(0, dtype=np.uint16)
@@ -484,7 +519,8 @@ class Database:
         try:
             got = ds[uniq]  # h5py fancy indexing wants increasing, unique indices
         except OSError as e:
-            raise DatabaseError(f"subspace {a}-{b} in {self.info(a, b).file} is corrupt: {e}") from None
+            info = self.info(a, b, ha, hb)
+            raise DatabaseError(f"subspace {info.name} in {info.file} is corrupt: {e}") from None
         out = np.empty(slots.shape[0], dtype=np.uint16)
         out[order] = got[inverse]
         return out

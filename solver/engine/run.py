@@ -98,8 +98,8 @@ def _solve_one(rules, index, a, b, solved, progress) -> list[SubspaceResult]:
 
 def _stats_of_result(r: SubspaceResult) -> dict:
     """The statistics stored with a subspace (storage.STAT_KEYS)."""
-    stats = {key: getattr(r, key) for key in STAT_KEYS if key not in ("slots", "seconds", "cpu_seconds")}
-    return dict(stats, slots=int(r.values.shape[0]), seconds=round(r.seconds, 3), cpu_seconds=round(r.cpu_seconds, 3))
+    stats = {key: getattr(r, key) for key in STAT_KEYS if key not in ("slots", "seconds", "cpu_seconds", "mover_hand", "opponent_hand")}
+    return dict(stats, mover_hand=0, opponent_hand=0, slots=int(r.values.shape[0]), seconds=round(r.seconds, 3), cpu_seconds=round(r.cpu_seconds, 3))
 
 
 def _stats_of(info) -> dict:

@@ -1,0 +1,219 @@
+"""``morris solve --whole-game``: the moving phase, then every tier with men in hand, resumable.
+
+The moving phase (tiers with no men in hand) is solved by the pair engine (``run.solve``); the
+tiers with men in hand group by group (``tiers.groups_in_order``) with the kernels of
+``kernels.placing``: one pass over the successors where every one is solved, retrograde analysis
+over the explicit successor graph where moves cycle inside the group (Lasker's rule). Each group
+is added to the database as it is finished, so a rerun after a kill skips it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..database.lock import writer_lock
+from ..database.storage import Database, add_subspaces, relink
+from ..errors import DatabaseError, DepthOverflow
+from ..index import BoardIndex, board_index
+from ..rules.rulesets import RuleSet
+from ..rules.tables import game_tables
+from . import run
+from .kernels import codes, placing
+from .plan import use_threads
+from .tiers import Group, Tier, groups_in_order, needed_by, tier_name, twin, whole_game_tiers
+
+EMPTY = np.zeros(0, dtype=np.uint16)  # a successor tier no move of the tier reaches
+
+
+@dataclass
+class TierResult:
+    tier: Tier
+    values: np.ndarray
+    stats: dict
+
+
+def successor_tiers(t: Tier) -> list[Tier]:
+    """The tier of each successor kind of ``kernels.placing`` (placements, then moves, removing
+    0 to 3 men)."""
+    a, b, ha, hb = t
+    return [(b - k, a + 1, hb, ha - 1) for k in range(4)] + [(b - k, a, hb, ha) for k in range(4)]
+
+
+def solve_group(
+    rules: RuleSet, index: BoardIndex, group: Group, solved: Callable[[Tier], np.ndarray]
+) -> list[TierResult]:
+    """Solve the tiers of ``group``; ``solved(t)`` gives the values of a tier it reads."""
+    g, ix = game_tables(rules), index.tables
+    needed = set(needed_by(rules, group))
+    sizes = [index.slots(t[0], t[1]) for t in group.tiers]
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    value = np.empty(offsets[-1], dtype=np.uint16)
+    nint = np.empty(offsets[-1], dtype=np.int32)
+    win_at = np.empty(offsets[-1], dtype=np.uint16)
+    loss_at = np.empty(offsets[-1], dtype=np.uint16)
+    inputs = {t: _inputs(rules, group, t, needed, solved) for t in group.tiers}
+    t0, c0 = time.perf_counter(), time.process_time()
+    part = [slice(int(offsets[i]), int(offsets[i + 1])) for i in range(len(group.tiers))]
+    for t, s in zip(group.tiers, part):
+        succ, internal = inputs[t]
+        bad = placing.tier_pass(*t, value[s], nint[s], win_at[s], loss_at[s], succ, internal, g, ix)
+        if bad:
+            raise DatabaseError(f"tier {tier_name(t)}: {bad} successors found no stored position (a damaged input tier)")
+    if group.cycles and nint.any():
+        ptr = np.zeros(offsets[-1] + 1, dtype=np.int64)
+        np.cumsum(nint, out=ptr[1:])
+        dst = np.empty(ptr[-1], dtype=np.int64)
+        for t, s in zip(group.tiers, part):
+            j = group.tiers.index(twin(t))
+            placing.tier_edges(*t, value[s], nint[s], ptr[s.start : s.stop + 1], dst, offsets[j], inputs[t][1], g, ix)
+        if placing.retrograde(value, nint, win_at, loss_at, ptr, dst) < 0:
+            raise DepthOverflow(f"tiers {group.name}: a depth beyond the format's {codes.MAX_LEVEL} plies")
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    out = []
+    for t, s in zip(group.tiers, part):
+        v = value[s].copy()
+        pos, win, draw, loss, max_win, max_loss = codes.tally(v)
+        stats = {
+            "mover": t[0], "opponent": t[1], "mover_hand": t[2], "opponent_hand": t[3], "positions": int(pos),
+            "slots": int(v.shape[0]), "win": int(win), "draw": int(draw), "loss": int(loss), "max_win": int(max_win),
+            "max_loss": int(max_loss), "max_plies": int(max(max_win, max_loss)), "seconds": round(seconds, 3),
+            "cpu_seconds": round(cpu, 3),
+        }
+        out.append(TierResult(t, v, stats))
+    return out
+
+
+def _inputs(rules, group, t, needed, solved):
+    """(values of each successor kind's tier, which kinds lie inside the group) for tier ``t``."""
+    inside = set(group.tiers) if group.cycles else set()
+    succ, internal = [], np.zeros(placing.KINDS, dtype=np.int64)
+    for kind, s in enumerate(successor_tiers(t)):
+        if s in inside and kind == placing.MOVE:
+            internal[kind] = 1
+            succ.append(EMPTY)
+        elif s in needed:
+            succ.append(solved(s))
+        else:
+            succ.append(EMPTY)  # no move of the tier goes there (or it is lost at once)
+    return tuple(succ), internal
+
+
+class TierValues:
+    """Solved tiers held in memory while a later group reads them; others read from the database."""
+
+    def __init__(self, db: Database):
+        self.db = db
+        self.held: dict[Tier, np.ndarray] = {}
+
+    def __call__(self, t: Tier) -> np.ndarray:
+        if t not in self.held:
+            self.held[t] = self.db.values(*t)
+        return self.held[t]
+
+    def keep_for(self, rules: RuleSet, groups: list[Group], new=()) -> None:
+        needed = {s for g in groups for s in needed_by(rules, g)}
+        for t in [t for t in self.held if t not in needed]:
+            del self.held[t]
+        for r in new:
+            if r.tier in needed:
+                self.held[r.tier] = r.values
+
+
+@dataclass
+class WholeRow:
+    stats: dict
+    skipped: bool
+
+
+def placing_groups(rules: RuleSet, extended: bool = False) -> list[Group]:
+    """The groups with men in hand that ``--whole-game`` (or ``--extended``) solves, in order."""
+    return [g for g in groups_in_order(rules, whole_game_tiers(rules, extended)) if not g.moving_phase]
+
+
+def moving_men(rules: RuleSet, extended: bool = False) -> int:
+    """The most men a side has in the moving phase tiers a whole game reaches."""
+    return max([max(t[0], t[1]) for t in whole_game_tiers(rules, extended) if t[2] == t[3] == 0], default=0)
+
+
+def solve_whole(
+    rules: RuleSet,
+    db_path: Path,
+    extended: bool = False,
+    threads: int | None = None,
+    progress: bool = True,
+    echo: Callable[[str], None] = print,
+    on_group: Callable[[list[WholeRow]], None] | None = None,
+) -> list[WholeRow]:
+    """Solve a whole game into ``db_path``: the moving phase up to the men it reaches, then the
+    tiers with men in hand. ``on_group`` hears each group's rows (a moving-phase pair's too)."""
+    on_group = on_group or (lambda rows: None)
+    use_threads(threads)
+    rows: list[WholeRow] = []
+    top = moving_men(rules, extended)
+    if top >= 3:
+        for r in run.solve(
+            rules, top, db_path, threads=threads, progress=progress, echo=echo,
+            on_pair=lambda rs: on_group([WholeRow(x.stats, x.skipped) for x in rs]),
+        ):
+            rows.append(WholeRow(r.stats, r.skipped))
+    groups = placing_groups(rules, extended)
+    with writer_lock(db_path):
+        echo(f"solving the placing phase of {rules.describe()}: {len(groups)} groups of tiers into {db_path}")
+        rows += _solve_groups(rules, db_path, groups, progress, echo, on_group)
+    return rows
+
+
+def _solve_groups(rules, db_path, groups, progress, echo, on_group) -> list[WholeRow]:
+    for line in relink(db_path, rules):
+        echo(line)
+    index = board_index(rules.board)
+    db = Database(db_path, rules, must_exist=False)
+    solved = TierValues(db)
+    rows: list[WholeRow] = []
+    bar = _bar(rules, index, groups, db, progress)
+    try:
+        for i, group in enumerate(groups):
+            if all(db.has(*t) for t in group.tiers):
+                done = [WholeRow(_stats_of(db.info(*t)), skipped=True) for t in group.tiers]
+            else:
+                solved.keep_for(rules, groups[i:])
+                results = solve_group(rules, index, group, solved)
+                add_subspaces(db_path, rules, [(r.values, r.stats) for r in results])
+                solved.keep_for(rules, groups[i + 1 :], results)
+                done = [WholeRow(r.stats, skipped=False) for r in results]
+                db.close()
+                db = Database(db_path, rules, must_exist=False)
+                solved.db = db
+                if bar is not None:
+                    bar.update(sum(r.stats["slots"] for r in results))
+            rows += done
+            on_group(done)
+    finally:
+        db.close()
+        if bar is not None:
+            bar.close()
+    solved_now = sum(not r.skipped for r in rows)
+    if solved_now:
+        echo(f"wrote {solved_now} tiers with men in hand to {db_path}")
+    return rows
+
+
+def _bar(rules, index, groups, db, progress):
+    if not progress:
+        return None
+    from tqdm import tqdm
+
+    todo = sum(index.slots(t[0], t[1]) for g in groups for t in g.tiers if not db.has(*t))
+    return tqdm(total=todo, desc="   placing", unit="pos", unit_scale=True, leave=True,
+                bar_format="{desc}: {percentage:3.0f}%|{bar:24}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}]")
+
+
+def _stats_of(info) -> dict:
+    from ..database.storage import STAT_KEYS
+
+    return {key: getattr(info, key) for key in STAT_KEYS}

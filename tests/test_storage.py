@@ -44,7 +44,7 @@ def stamp(file: Path) -> tuple[int, int, int]:
 
 def test_main_file_links_one_file_per_subspace(std_db):
     with h5py.File(std_db) as f, Database(std_db) as db:
-        assert f.attrs["format_version"] == 2
+        assert f.attrs["format_version"] == storage.FORMAT_VERSION == 3
         assert sorted(f["subspaces"]) == ["3-3", "3-4", "4-3", "4-4"]
         for name in f["subspaces"]:
             link = f["subspaces"].get(name, getlink=True)
@@ -52,7 +52,7 @@ def test_main_file_links_one_file_per_subspace(std_db):
             assert (link.filename, link.path) == (f"standard.h5.d/{name}.h5", f"/subspaces/{name}")
             held = subspace_file(std_db, name)
             with h5py.File(held) as g:
-                assert g.attrs["format_version"] == 2 and g.attrs["rules"] == f.attrs["rules"]
+                assert g.attrs["format_version"] == 3 and g.attrs["rules"] == f.attrs["rules"]
                 own = g["subspaces"][name]
                 assert own.compression == "gzip" and own.shuffle and own.dtype == np.uint16
                 assert own.attrs["checksum"] == f["subspaces"][name].attrs["checksum"]
@@ -183,7 +183,7 @@ def test_version_1_database_is_read_and_migrated_by_the_next_solve(std_db, tmp_p
     assert checksums(small) == checksums(std_db)
     assert not storage.parts_dir(small).exists()
     with h5py.File(small) as f:
-        assert f.attrs["format_version"] == 2
+        assert f.attrs["format_version"] == storage.FORMAT_VERSION == 3
         assert sorted(f["subspaces"]) == ["3-3", "3-4", "4-3", "4-4"]
         assert all(isinstance(f["subspaces"].get(n, getlink=True), h5py.ExternalLink) for n in f["subspaces"])
 

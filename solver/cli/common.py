@@ -111,6 +111,12 @@ def echo_json(obj: dict) -> None:
     click.echo(json.dumps(obj))
 
 
+def _tier_label(r: dict) -> str:
+    """``3-4``, or ``3-4-2-1`` for a tier with men in hand (``storage.subspace_name``)."""
+    ha, hb = r.get("mover_hand", 0), r.get("opponent_hand", 0)
+    return f"{r['mover']}-{r['opponent']}" + (f"-{ha}-{hb}" if ha or hb else "")
+
+
 def format_table(rows: list[dict], extra: tuple[str, ...] = ()) -> str:
     """A fixed-width table of subspace statistics."""
     cols = ["subspace", "positions", "win", "draw", "loss", "max win", "max loss", *extra]
@@ -118,7 +124,7 @@ def format_table(rows: list[dict], extra: tuple[str, ...] = ()) -> str:
     for r in rows:
         data.append(
             [
-                f"{r['mover']}-{r['opponent']}",
+                _tier_label(r),
                 f"{r['positions']:,}",
                 f"{r['win']:,}",
                 f"{r['draw']:,}",

@@ -25,26 +25,44 @@ from .progress import wanted
 @rules_options
 @json_option("one JSON object")
 def info(db_path, rules_name, options, as_json):
-    """Statistics of each subspace of a database."""
+    """Statistics of each subspace of a database (the tiers with men in hand named a-b-ha-hb),
+    and the game's value where the database holds the whole game: the start position's value and
+    plies, and each first move's."""
     from ..database.storage import Database
+    from ..engine.whole import describe_game, game_value
 
     path, rules = database_and_rules(rules_name, options, db_path)
     with Database(path, rules) as db:
         rows = [
             {
-                "mover": s.mover, "opponent": s.opponent, "positions": s.positions, "win": s.win, "draw": s.draw,
+                "mover": s.mover, "opponent": s.opponent, "mover_hand": s.mover_hand, "opponent_hand": s.opponent_hand,
+                "positions": s.positions, "win": s.win, "draw": s.draw,
                 "loss": s.loss, "max_win": s.max_win, "max_loss": s.max_loss, "max_plies": s.max_plies,
                 "slots": s.slots, "bytes": s.bytes_on_disk, "seconds": s.seconds, "cpu_seconds": s.cpu_seconds, "checksum": s.checksum,
             }
-            for s in db.subspaces()
+            for s in db.tiers()
         ]
         rules = db.rules
+    start = game_value(path, rules)
+    game = None
+    if start is not None:
+        game = {
+            "position": start.board_string, "value": start.probe.value, "plies": start.probe.plies,
+            "moves": [{"move": m.notation, "value": m.value, "plies": m.plies} for m in start.moves],
+        }
     if as_json:
-        echo_json({"rules": rules.to_dict(), "database": str(path), "subspaces": rows})
+        echo_json({"rules": rules.to_dict(), "database": str(path), "subspaces": rows, "game": game})
         return
-    click.echo(f"{path}: rules {rules.describe()}, {len(rows)} subspaces")
+    placing = sum(1 for r in rows if r["mover_hand"] or r["opponent_hand"])
+    click.echo(
+        f"{path}: rules {rules.describe()}, {len(rows) - placing} subspaces"
+        + (f" and {placing} tiers with men in hand" if placing else "")
+    )
     click.echo(format_table(rows, extra=("slots", "bytes", "seconds")))
     click.echo(f"total: {sum(r['positions'] for r in rows):,} positions, {sum(r['bytes'] for r in rows):,} bytes")
+    if game is not None:
+        click.echo(describe_game(start))
+        click.echo("first moves: " + ", ".join(str(m) for m in start.moves))
 
 
 @click.command()

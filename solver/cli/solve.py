@@ -24,6 +24,11 @@ DEFAULT_MAX_MEN = 4
 )
 @db_option
 @threads_option
+@click.option(
+    "--whole-game", is_flag=True,
+    help="solve the whole game: every tier with men in hand a game from the empty board reaches, and the moving phase they need",
+)
+@click.option("--extended", is_flag=True, help="with --whole-game: every other number of men in hand too (games that start with other hands)")
 @click.option("--dry-run", is_flag=True, help="print the plan (positions, memory, disk, time per pair) and solve nothing")
 @click.option(
     "--max-memory", type=str, default=None, metavar="SIZE",
@@ -31,8 +36,9 @@ DEFAULT_MAX_MEN = 4
 )
 @quiet_option
 @json_option("a JSON object per finished or skipped pair, then a summary; no progress bars")
-def solve(rules_name, options, max_men, db_path, threads, dry_run, max_memory, quiet, as_json):
-    """Solve the moving phase (no men in hand) up to --max-men men a side.
+def solve(rules_name, options, max_men, whole_game, extended, db_path, threads, dry_run, max_memory, quiet, as_json):
+    """Solve the moving phase (no men in hand) up to --max-men men a side, or with --whole-game
+    the whole game: the moving phase, then the placing phase (men in hand) tier by tier.
 
     Subspaces already in the database are skipped, so a rerun after an interruption resumes.
     A run whose peak memory would not fit is refused before any work (see --dry-run). At a
@@ -43,6 +49,12 @@ def solve(rules_name, options, max_men, db_path, threads, dry_run, max_memory, q
     from ..engine.run import solve as run_solve
 
     rules = get_rules(rules_name, options)
+    if extended and not whole_game:
+        raise RulesError("--extended goes with --whole-game")
+    if whole_game:
+        if max_men is not None:
+            raise RulesError("--whole-game solves every tier the game needs: leave out --max-men")
+        return solve_whole_game(rules, extended, db_path, threads, dry_run, max_memory, quiet, as_json)
     if max_men is None:
         max_men = min(DEFAULT_MAX_MEN, rules.men, rules.board_data.n // 2)
     check_solvable(rules, max_men)
@@ -87,6 +99,108 @@ def solve(rules_name, options, max_men, db_path, threads, dry_run, max_memory, q
         f"{len(new)} subspaces solved, {len(rows) - len(new)} skipped; {positions:,} positions in {secs:.1f} s"
         + (f" ({positions / secs / 1e6:.2f} M positions/s)" if new and secs > 0 else "")
     )
+
+
+def solve_whole_game(rules, extended, db_path, threads, dry_run, max_memory, quiet, as_json):
+    """``morris solve --whole-game``: the moving phase the game needs, then the placing phase."""
+    from ..database.storage import default_path
+    from ..engine.plan import use_threads
+    from ..engine.whole import game_value_line, moving_men, solve_whole
+
+    use_threads(threads)
+    db_path = db_path or default_path(rules)
+    limit = parse_size(max_memory) if max_memory else None
+    bars = wanted(quiet, as_json)
+    top = moving_men(rules, extended)
+    plan = make_plan(rules, top, db_path, limit, measure=dry_run, bars=bars) if top >= 3 else None
+    placing = make_placing_plan(rules, extended, db_path, limit, plan)
+    if dry_run:
+        if plan is not None:
+            show_plan(plan, db_path, as_json)
+        show_placing_plan(placing, as_json)
+    if plan is not None:
+        check_fits(plan)
+    check_placing_fits(placing)
+    if dry_run:
+        return
+    t0 = time.perf_counter()
+
+    def on_group(rows):
+        if as_json:
+            echo_json({"event": "tiers", "skipped": rows[0].skipped, "subspaces": [r.stats for r in rows]})
+
+    rows = solve_whole(
+        rules, db_path, extended, threads=threads, progress=bars,
+        echo=(lambda line: None) if as_json else click.echo, on_group=on_group,
+    )
+    new = [r for r in rows if not r.skipped]
+    positions = sum(r.stats["positions"] for r in new)
+    secs = time.perf_counter() - t0
+    line = game_value_line(db_path, rules)
+    if as_json:
+        echo_json(
+            {
+                "event": "summary", "database": str(db_path), "rules": rules.to_dict(), "solved": len(new),
+                "skipped": len(rows) - len(new), "positions_solved": positions, "seconds": round(secs, 3),
+                "game_value": line,
+            }
+        )
+        return
+    click.echo(
+        f"{len(new)} tiers solved, {len(rows) - len(new)} skipped; {positions:,} positions in {secs:.1f} s"
+        + (f" ({positions / secs / 1e6:.2f} M positions/s)" if new and secs > 0 else "")
+    )
+    if line:
+        click.echo(line)
+
+
+def make_placing_plan(rules, extended, db_path, limit, moving_plan):
+    from ..database.storage import Database, exists
+    from ..engine.estimate_placing import plan_placing
+
+    done = set()
+    if exists(db_path):
+        with Database(db_path, rules) as db:
+            done = {s.tier for s in db.tiers()}
+    speed = moving_plan.speed if moving_plan is not None else None
+    return plan_placing(rules, extended, done, memory_bytes=limit, speed=speed)
+
+
+def check_placing_fits(plan) -> None:
+    if not plan.fits():
+        raise PlanError(
+            f"tiers {plan.peak_group} need about {mib(plan.peak_bytes):,} MiB at their peak, more than the "
+            f"{mib(plan.memory_bytes):,} MiB allowed (--max-memory; see morris solve --whole-game --dry-run)"
+        )
+
+
+def show_placing_plan(plan, as_json) -> None:
+    if as_json:
+        for row in plan.rows:
+            echo_json(dict(row, event="hands"))
+        echo_json(plan.to_dict())
+        return
+    head = ("men in hand", "tiers", "positions", "slots", "peak MiB", "disk MiB", "est. s", "status")
+    rows = [
+        (
+            str(r["hands"]), str(r["tiers"]), f"{r['positions']:,}", f"{r['slots']:,}", f"{mib(r['peak_bytes']):,}",
+            f"{mib(r['disk_bytes']):,}", "-" if r["seconds"] is None else f"{r['seconds']:,.0f}",
+            "done" if r["done"] else "to solve",
+        )
+        for r in plan.rows
+    ]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)] if rows else [len(h) for h in head]
+    click.echo(f"placing phase: {plan.groups} groups of tiers{' (extended)' if plan.extended else ''}")
+    click.echo("  ".join(h.rjust(w) for h, w in zip(head, widths)))
+    for r in rows:
+        click.echo("  ".join(x.rjust(w) for x, w in zip(r, widths)))
+    d = plan.to_dict()
+    click.echo(
+        f"placing total: {d['positions']:,} positions ({d['positions_to_solve']:,} to solve) in {d['tiers']} tiers; "
+        f"peak memory {mib(d['peak_bytes']):,} MiB ({d['peak_group']}); disk at most {mib(d['disk_bytes']):,} MiB"
+    )
+    if d["seconds"] is not None:
+        click.echo(f"estimated time: {d['seconds'] / 60:,.1f} min ({d['rate_source']})")
 
 
 SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?(?:E\d+)?)\s*([KMGT]?)(?:I?B)?\s*$")

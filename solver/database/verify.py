@@ -29,7 +29,7 @@ from ..rules.notation import Position, format_position
 from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
 from ..values import DUP, describe
-from .storage import Database, SubspaceInfo, checksum
+from .storage import Database, SubspaceInfo, checksum, subspace_name
 from .verify_kernels import check_duplicates, expected_value, mark_predecessors, not_draws, sweep, verify_from_twin
 
 MAX_LISTED = 5
@@ -43,19 +43,21 @@ NO_MARKS = np.zeros(1, dtype=np.uint8)
 TWIN_WALK, MARKED_WALK, SWEEP = "twin walk", "marked walk", "sweep"
 
 
-SUBSPACE_NAME = re.compile(r"^(\d+)-(\d+)$")
+SUBSPACE_NAME = re.compile(r"^(\d+)-(\d+)(?:-(\d+)-(\d+))?$")
 
 
-def parse_subspaces(names: Iterable[str]) -> list[tuple[int, int]]:
-    """(mover, opponent) of each name "A-B", in the order given, without repeats."""
-    out: list[tuple[int, int]] = []
+def parse_subspaces(names: Iterable[str]) -> list[tuple[int, int, int, int]]:
+    """(mover, opponent, mover's hand, opponent's hand) of each name "A-B" or "A-B-HA-HB", in
+    the order given, without repeats."""
+    out: list[tuple[int, int, int, int]] = []
     for name in names:
         m = SUBSPACE_NAME.match(name.strip())
         if not m:
             raise SubspaceChoiceError(
-                f"--subspace {name!r}: expected the men of the side to move and of the other side, like 8-8"
+                f"--subspace {name!r}: expected the men of the side to move and of the other side, like 8-8, "
+                "then for a tier with men in hand the men in hand of each, like 3-4-2-1"
             )
-        key = (int(m.group(1)), int(m.group(2)))
+        key = tuple(int(x or 0) for x in m.groups())
         if key not in out:
             out.append(key)
     return out
@@ -104,14 +106,15 @@ def verify(
     use_threads(threads)
     checks: list[SubspaceCheck] = []
     with Database(db_path, rules) as db:
-        subs = db.subspaces()
+        subs = db.tiers()
         if chosen is not None:
-            lacking = [f"{a}-{b}" for a, b in chosen if not db.has(a, b)]
+            lacking = [subspace_name(*t) for t in chosen if not db.has(*t)]
             if lacking:
                 held = ", ".join(s.name for s in subs) or "none"
                 raise SubspaceChoiceError(f"--subspace {', '.join(lacking)}: not in {db_path} (it holds {held})")
-            subs = [s for s in subs if (s.mover, s.opponent) in chosen]
+            subs = [s for s in subs if s.tier in chosen]
         run = _Run(db, method)
+        check_tier = _TierCheck(db).check
         bar = None
         if progress:
             from tqdm import tqdm
@@ -122,7 +125,7 @@ def verify(
                 if bar:
                     bar.set_postfix_str(s.name)
                 t0 = time.perf_counter()
-                check = run.check(s, bar.update if bar else None)
+                check = (check_tier if s.placing else run.check)(s, bar.update if bar else None)
                 check.seconds = time.perf_counter() - t0
                 checks.append(check)
                 if on_check:
@@ -295,3 +298,64 @@ def _chunks(runs: int, per_run: int):
     step = max(1, CHUNK_SLOTS // max(1, per_run))
     for r0 in range(0, runs, step):
         yield r0, min(runs, r0 + step)
+
+
+class _TierCheck:
+    """The tiers with men in hand: every slot against ``kernels.placing.tier_pass`` run over the
+    stored values of all its successors (the twin's too, where Lasker's moves lead there), which
+    gives each position the best over its successors: a win 1 + its shortest successor loss, a
+    loss 1 + its longest successor win when all are wins, a draw otherwise, DUP off the canonical
+    slots. A tier holds few positions next to the moving phase: the values are read per tier."""
+
+    def __init__(self, db: Database):
+        from ..engine import tiers
+
+        self.db, self.rules, self.tiers = db, db.rules, tiers
+        self.index = board_index(self.rules.board)
+
+    def check(self, s: SubspaceInfo, advance: Callable[[int], None] | None) -> SubspaceCheck:
+        from ..engine.kernels import placing
+        from ..engine.whole import EMPTY, successor_tiers
+
+        t = s.tier
+        try:
+            v = self.db.values(*t)
+        except DatabaseError as e:
+            return SubspaceCheck(s.name, s.positions, False, error=str(e))
+        check = SubspaceCheck(s.name, s.positions, checksum(v) == s.checksum, method="successors")
+        reached = set(self.tiers.successors(self.rules, t))
+        lacking = [subspace_name(*x) for x in sorted(reached) if not self.db.has(*x)]
+        if lacking:
+            check.missing = ", ".join(lacking)
+            return check
+        succ = []
+        try:
+            for x in successor_tiers(t):
+                succ.append(self.db.values(*x) if x in reached else EMPTY)
+        except DatabaseError as e:
+            check.error = f"a tier it needs is unreadable: {e}"
+            return check
+        if v.shape != (self.index.slots(t[0], t[1]),):
+            check.error = f"tier {s.name} holds {v.size:,} values, not the {self.index.slots(t[0], t[1]):,} slots of its index"
+            return check
+        want = np.empty_like(v)
+        size = v.shape[0]
+        nint = np.empty(size, dtype=np.int32)
+        win_at, loss_at = np.empty(size, dtype=np.uint16), np.empty(size, dtype=np.uint16)
+        internal = np.zeros(placing.KINDS, dtype=np.int64)
+        game, ix = game_tables(self.rules), self.index.tables
+        missed = placing.tier_pass(*t, want, nint, win_at, loss_at, tuple(succ), internal, game, ix)
+        if missed:
+            check.error = f"{missed} successors find no stored position (a damaged successor tier)"
+            return check
+        wrong = np.flatnonzero(want != v)
+        check.mismatches = int(wrong.size)
+        for slot in wrong[:MAX_LISTED]:
+            m, o = self.index.unrank(t[0], t[1], int(slot))
+            pos = format_position(Position.from_mover("w", m, o, t[2], t[3]), self.rules.board_data)
+            check.examples.append(
+                f"{s.name} slot {int(slot)} ({pos}): stored {describe(int(v[slot]))}, successors give {describe(int(want[slot]))}"
+            )
+        if advance:
+            advance(s.positions)
+        return check

@@ -53,18 +53,21 @@ def solve_group(
     sizes = [index.slots(t[0], t[1]) for t in group.tiers]
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     value = np.empty(offsets[-1], dtype=np.uint16)
-    nint = np.empty(offsets[-1], dtype=np.int32)
-    win_at = np.empty(offsets[-1], dtype=np.uint16)
-    loss_at = np.empty(offsets[-1], dtype=np.uint16)
+    # what the solved successors give, kept only where retrograde analysis needs it
+    summary = offsets[-1] if group.cycles else len(group.tiers)
+    nint = np.empty(summary, dtype=np.int32)
+    win_at = np.empty(summary, dtype=np.uint16)
+    loss_at = np.empty(summary, dtype=np.uint16)
     inputs = {t: _inputs(rules, group, t, needed, solved) for t in group.tiers}
     t0, c0 = time.perf_counter(), time.process_time()
     part = [slice(int(offsets[i]), int(offsets[i + 1])) for i in range(len(group.tiers))]
-    for t, s in zip(group.tiers, part):
+    for i, (t, s) in enumerate(zip(group.tiers, part)):
         succ, internal = inputs[t]
-        bad = placing.tier_pass(*t, value[s], nint[s], win_at[s], loss_at[s], succ, internal, g, ix)
+        keep = s if group.cycles else slice(i, i + 1)
+        bad = placing.tier_pass(*t, value[s], nint[keep], win_at[keep], loss_at[keep], succ, internal, g, ix)
         if bad:
             raise DatabaseError(f"tier {tier_name(t)}: {bad} successors found no stored position (a damaged input tier)")
-    if group.cycles and nint.any():
+    if group.cycles and nint.any():  # (a group that cycles only through positions lost at once has none)
         ptr = np.zeros(offsets[-1] + 1, dtype=np.int64)
         np.cumsum(nint, out=ptr[1:])
         dst = np.empty(ptr[-1], dtype=np.int64)
@@ -217,3 +220,36 @@ def _stats_of(info) -> dict:
     from ..database.storage import STAT_KEYS
 
     return {key: getattr(info, key) for key in STAT_KEYS}
+
+
+def start_position(rules: RuleSet):
+    """The empty board, White to move, every man in hand."""
+    from ..rules.notation import Position
+
+    return Position(0, 0, "w", rules.men, rules.men)
+
+
+def game_value(db_path: Path, rules: RuleSet | None = None):
+    """The analysis of the start position (its value and every first move's), or None where the
+    database does not hold the start's tier."""
+    from ..database.query import open_database
+
+    with open_database(db_path, rules) as db:
+        start = start_position(db.rules)
+        if not db.has(0, 0, db.rules.men, db.rules.men):
+            return None
+        return db.analyse(start)
+
+
+def game_value_line(db_path: Path, rules: RuleSet | None = None) -> str | None:
+    """"game value: White wins in 9 plies (the start, ......... w 3 3)", or None."""
+    analysis = game_value(db_path, rules)
+    return None if analysis is None else describe_game(analysis)
+
+
+def describe_game(analysis) -> str:
+    """The start position's value in words, from White's side (White moves first)."""
+    p = analysis.probe
+    verdict = {"win": "White wins", "loss": "Black wins", "draw": "a draw"}[p.value]
+    plies = "" if p.plies is None else f" in {p.plies} plies"
+    return f"game value: {verdict}{plies} (the start, {analysis.board_string})"

@@ -60,9 +60,12 @@ def _position(a, b, slot, ix):
 def tier_pass(a, b, ha, hb, value, nint, win_at, loss_at, succ, internal, g, ix):
     """One pass over every slot of tier (a, b, ha, hb). A position whose successors all lie in
     solved tiers gets its value; one with successors in the group gets ``nint`` > 0 and its
-    value is left to ``retrograde``. Returns the number of successors that found no stored
-    position (a bug or a damaged input: the caller refuses the result)."""
+    value is left to ``retrograde``. Where no successor lies in the group, ``nint``, ``win_at``
+    and ``loss_at`` may be one-element arrays: nothing is kept but the values. Returns the number
+    of successors that found no stored position (a bug or a damaged input: the caller refuses
+    the result)."""
     slots = value.shape[0]
+    keep = nint.shape[0] == slots
     n = g.n
     full = (1 << n) - 1
     nchunks = (slots + CHUNK - 1) // CHUNK
@@ -70,9 +73,10 @@ def tier_pass(a, b, ha, hb, value, nint, win_at, loss_at, succ, internal, g, ix)
     for c in nb.prange(nchunks):
         buf = np.empty((MAX_MOVES, 5), dtype=np.int64)
         for s in range(c * CHUNK, min(slots, (c + 1) * CHUNK)):
-            nint[s] = 0
-            win_at[s] = 0
-            loss_at[s] = 0
+            if keep:
+                nint[s] = 0
+                win_at[s] = 0
+                loss_at[s] = 0
             m, o, canonical = _position(a, b, s, ix)
             if not canonical:
                 value[s] = DUP
@@ -82,7 +86,8 @@ def tier_pass(a, b, ha, hb, value, nint, win_at, loss_at, succ, internal, g, ix)
                 continue
             if g.opts[OPT_FULL_DRAW] and (m | o) == full:
                 value[s] = 0  # a full board is a draw (Twelve Men's Morris)
-                loss_at[s] = NOLOSS
+                if keep:
+                    loss_at[s] = NOLOSS
                 continue
             k = generate_moves(m, o, ha, hb, g, buf)
             if k == 0:
@@ -112,9 +117,10 @@ def tier_pass(a, b, ha, hb, value, nint, win_at, loss_at, succ, internal, g, ix)
                         best_win = v  # our win: one ply more, v - 1 + 1
                 elif worst_loss != NOLOSS and v > worst_loss:
                     worst_loss = v
-            win_at[s] = best_win
-            loss_at[s] = worst_loss
-            nint[s] = count
+            if keep:
+                win_at[s] = best_win
+                loss_at[s] = worst_loss
+                nint[s] = count
             value[s] = judge(best_win, worst_loss) if count == 0 else 0
     return bad.sum()
 

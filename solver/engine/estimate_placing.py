@@ -1,0 +1,137 @@
+"""What the placing phase of a whole game will cost: positions, memory, disk and time, by men in hand.
+
+A group's memory is what ``whole.solve_group`` allocates per slot (the values), plus for a group
+where moves cycle (Lasker's rule) the count of internal moves and the two summaries of the solved
+successors per slot, and the explicit graph: its pointers, the reversed graph and the level
+buckets per slot, and two numbers per internal move; plus the solved tiers held for it and later groups (``whole.TierValues``,
+simulated the same way). Disk is at most 2 bytes a slot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..index import board_index
+from ..index.counting import subspace_positions
+from ..rules.rulesets import RuleSet
+from .estimate import PROCESS_BYTES, VALUE_BYTES, machine_memory
+from .tiers import needed_by
+from .whole import placing_groups
+
+PASS_BYTES_PER_SLOT = 2  # the values
+SUMMARY_BYTES_PER_SLOT = 4 + 2 + 2  # nint, win_at, loss_at: where moves cycle
+GRAPH_BYTES_PER_SLOT = 8 + 8 + 8 + 1 + 2 * 16  # pointers, reversed pointers, fill, state, bucket entries
+GRAPH_BYTES_PER_EDGE = 8 + 8  # a successor and a predecessor
+# Positions per second of the placing phase on the machine of the recorded reference run
+# (``reference_run.HOST``): the placing tiers of ``-o men=5`` on the standard board (see
+# benchmarks/RESULTS.md). ``speed`` scales it to this machine.
+REFERENCE_RATE = 2.0e6
+
+
+@dataclass
+class PlacingPlan:
+    rules: RuleSet
+    extended: bool
+    groups: int
+    rows: list[dict]  # per total of men in hand: tiers, positions, slots, peak_bytes, disk_bytes, seconds, done
+    memory_bytes: int
+    peak_bytes: int
+    peak_group: str | None
+    rate: float
+    rate_source: str
+    notes: list[str] = field(default_factory=list)
+
+    def fits(self) -> bool:
+        return self.peak_bytes <= self.memory_bytes
+
+    def to_dict(self) -> dict:
+        todo = [r for r in self.rows if not r["done"]]
+        return {
+            "event": "placing plan",
+            "extended": self.extended,
+            "groups": self.groups,
+            "tiers": sum(r["tiers"] for r in self.rows),
+            "positions": sum(r["positions"] for r in self.rows),
+            "positions_to_solve": sum(r["positions_to_solve"] for r in self.rows),
+            "slots": sum(r["slots"] for r in self.rows),
+            "peak_bytes": self.peak_bytes,
+            "peak_group": self.peak_group,
+            "memory_bytes": self.memory_bytes,
+            "fits": self.fits(),
+            "disk_bytes": sum(r["disk_bytes"] for r in self.rows),
+            "seconds": round(sum(r["seconds"] or 0 for r in todo), 1),
+            "rate_positions_per_s": round(self.rate),
+            "rate_source": self.rate_source,
+        }
+
+
+def internal_moves(rules: RuleSet, n: int, t) -> int:
+    """An upper bound on the moves of one position of tier t that stay in its group: each man
+    slides to at most 4 neighbours (5 on the diagonal board), or flies to any empty point."""
+    a, b, ha, hb = t
+    if rules.flying == "at-3" and a + ha == 3:
+        return a * (n - a - b)
+    return a * (5 if rules.board == "diagonal" else 4) + 1
+
+
+def plan_placing(
+    rules: RuleSet,
+    extended: bool = False,
+    done: set = frozenset(),
+    memory_bytes: int | None = None,
+    speed: float | None = None,
+) -> PlacingPlan:
+    """The cost of the placing groups of a whole game (``whole.placing_groups``); tiers in
+    ``done`` are in the database already. Time: positions at ``REFERENCE_RATE`` times ``speed``
+    (this machine's seconds per second of the reference run), or at the reference rate as it is."""
+    index = board_index(rules.board)
+    n = index.n
+    groups = placing_groups(rules, extended)
+    base = PROCESS_BYTES + (1 << n) * 4
+    rate = REFERENCE_RATE / speed if speed else REFERENCE_RATE
+    source = (
+        f"{REFERENCE_RATE / 1e6:.1f} M positions/s on the reference machine"
+        + (f" x {speed:.2f} for this one" if speed else " (this machine not timed)")
+    )
+    held: set = set()
+    rows: dict[int, dict] = {}
+    peak, peak_group = base, None
+    # what the groups from i on read: a tier stays in memory while one of them does
+    needed_from = [set() for _ in range(len(groups) + 1)]
+    for i in range(len(groups) - 1, -1, -1):
+        needed_from[i] = needed_from[i + 1] | set(needed_by(rules, groups[i]))
+    for i, g in enumerate(groups):
+        slots = sum(index.slots(t[0], t[1]) for t in g.tiers)
+        positions = sum(subspace_positions(rules.board, t[0], t[1]) for t in g.tiers)
+        is_done = all(t in done for t in g.tiers)
+        if not is_done:
+            held = (held & needed_from[i]) | set(needed_by(rules, g))
+        working = slots * PASS_BYTES_PER_SLOT
+        if g.cycles:
+            edges = sum(index.slots(t[0], t[1]) * internal_moves(rules, n, t) for t in g.tiers)
+            working += slots * (SUMMARY_BYTES_PER_SLOT + GRAPH_BYTES_PER_SLOT) + edges * GRAPH_BYTES_PER_EDGE
+        inputs = sum(index.slots(t[0], t[1]) * VALUE_BYTES for t in held)
+        if not is_done and base + working + inputs > peak:
+            peak, peak_group = base + working + inputs, g.name
+        hands = g.tiers[0][2] + g.tiers[0][3]
+        row = rows.setdefault(
+            hands,
+            {"hands": hands, "tiers": 0, "positions": 0, "positions_to_solve": 0, "slots": 0, "peak_bytes": base,
+             "disk_bytes": 0, "seconds": 0.0, "done": True},
+        )
+        row["tiers"] += len(g.tiers)
+        row["positions"] += positions
+        row["slots"] += slots
+        row["disk_bytes"] += slots * VALUE_BYTES
+        if not is_done:
+            row["done"] = False
+            row["positions_to_solve"] += positions
+            row["peak_bytes"] = max(row["peak_bytes"], base + working + inputs)
+            row["seconds"] = round(row["seconds"] + positions / rate, 1)
+        if not is_done:
+            held = (held | set(g.tiers)) & needed_from[i + 1]
+    return PlacingPlan(
+        rules, extended, len(groups), [rows[h] for h in sorted(rows)], memory_bytes or machine_memory(), peak,
+        peak_group, rate, source,
+    )
+

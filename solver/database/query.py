@@ -206,6 +206,7 @@ class MorrisDatabase:
         self._ranks = None  # index.plain's ranks from the cached tables, else the built index
         self._looked_up = 0  # positions so far: past PLAIN_POSITIONS the compiled kernels pay off
         self._buf = None
+        self._extended: bool | None = None
 
     # -- context manager -------------------------------------------------------------------------
     def close(self) -> None:
@@ -267,7 +268,7 @@ class MorrisDatabase:
     def position(self, position: Position | str) -> Position:
         """``position`` read (if text) and checked against the database's rule set."""
         if isinstance(position, str):
-            return parse_position(position, self.rules)
+            return parse_position(position, self.rules, self._any_hands())
         if not isinstance(position, Position):
             raise NotationError(f"not a position: {position!r}")
         n = self.board.n
@@ -280,8 +281,15 @@ class MorrisDatabase:
             raise NotationError("a point holds both a White and a Black man")
         if position.hand_white < 0 or position.hand_black < 0:
             raise NotationError("men in hand cannot be negative")
-        check_position(position, self.rules)
+        check_position(position, self.rules, self._any_hands())
         return position
+
+    def _any_hands(self) -> bool:
+        """Whether the database holds tiers whose men in hand do not empty in turn (solved with
+        --extended): positions with such hands are then read, not refused."""
+        if self._extended is None:
+            self._extended = any(ha != hb and ha != hb + 1 for _, _, ha, hb in self._db.tier_keys())
+        return self._extended
 
     def format(self, position: Position) -> str:
         return format_position(position, self.board)

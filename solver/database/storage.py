@@ -465,6 +465,10 @@ class Database:
             key=lambda s: (s.mover_hand + s.opponent_hand, s.mover + s.opponent, s.mover, s.opponent, s.mover_hand),
         )
 
+    def tier_keys(self) -> list[tuple[int, int, int, int]]:
+        """The tier of every subspace, from the names alone (no file is opened)."""
+        return sorted(tuple(int(x) for x in (name + "-0-0").split("-")[:4]) for name in {*self._info, *self._pending})
+
     def subspaces(self) -> list[SubspaceInfo]:
         """The subspaces of the moving phase (no men in hand)."""
         return [s for s in self.tiers() if not s.placing]

@@ -76,7 +76,8 @@ def valid(rules: RuleSet, t: Tier) -> bool:
 
 def whole_game_tiers(rules: RuleSet, extended: bool = False) -> list[Tier]:
     """Every tier a game from the empty board can reach (closed under ``successors``: what the
-    tier numbers allow, a superset of the tiers of positions that occur), or with ``extended``
+    tier numbers allow, a superset of the tiers of positions that occur; and the twins solved
+    with them), or with ``extended``
     every tier with at most ``rules.men`` men a side on the board and in hand (Gévay and Danner's
     extended solution: games that start with other numbers of men to place)."""
     if extended:
@@ -93,6 +94,7 @@ def whole_game_tiers(rules: RuleSet, extended: bool = False) -> list[Tier]:
             continue
         found.add(t)
         todo.extend(successors(rules, t))
+        todo.extend(group_of(rules, t).tiers)  # a tier is solved with its twin where moves cycle
     return sorted(found)
 
 

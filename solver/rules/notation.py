@@ -119,7 +119,7 @@ def _parse_side_and_hands(tokens: list[str], text: str) -> tuple[str, int, int]:
     return side, hw, hb
 
 
-def parse_position(text: str, rules: RuleSet) -> Position:
+def parse_position(text: str, rules: RuleSet, any_hands: bool = False) -> Position:
     """Read a position in either form and check it against ``rules``."""
     board = rules.board_data
     tokens = text.split()
@@ -140,7 +140,7 @@ def parse_position(text: str, rules: RuleSet) -> Position:
         black = sum(1 << i for i, c in enumerate(cells) if c == "B")
         side, hw, hb = _parse_side_and_hands(tokens[1:], text)
         pos = Position(white, black, side, hw, hb)
-    check_position(pos, rules)
+    check_position(pos, rules, any_hands)
     return pos
 
 
@@ -172,8 +172,10 @@ def _parse_point_lists(tokens: list[str], text: str, board: Board) -> Position:
     return Position(masks["W"], masks["B"], side, hw, hb)
 
 
-def check_position(pos: Position, rules: RuleSet) -> None:
-    """Raise NotationError unless the position can arise under ``rules``, as far as counts go."""
+def check_position(pos: Position, rules: RuleSet, any_hands: bool = False) -> None:
+    """Raise NotationError unless the position can arise under ``rules``, as far as counts go.
+    ``any_hands``: accept men in hand that do not empty in turn (an extended solution's games,
+    which start with other numbers of men to place)."""
     for name, on_board, hand in (("White", pos.white, pos.hand_white), ("Black", pos.black, pos.hand_black)):
         count = bin(on_board).count("1")
         if count + hand > rules.men:
@@ -181,7 +183,7 @@ def check_position(pos: Position, rules: RuleSet) -> None:
                 f"{name} has {count} men on the board and {hand} in hand, more than the {rules.men} "
                 f"of the {rules.name} rules"
             )
-    if rules.lasker == "on":
+    if rules.lasker == "on" or any_hands:
         return
     hw, hb = pos.hand_white, pos.hand_black
     # Without Lasker's rule the hands empty in turn, White first: White to move has as many men

@@ -1,0 +1,236 @@
+"""Whole games: the placing phase and every tier with men in hand, against the plain-Python reference
+(tests/reference.py: its own move generation, no symmetry, one graph per group of tiers) position
+by position, values and plies; the commands over a whole-game database; verify on tiers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from reference import DRAW, LOSS, WIN, cached_whole, start_value
+from solver.cli import main
+from solver.database.storage import Database, subspace_file
+from solver.database.verify import verify
+from solver.engine.run import solve
+from solver.engine.tiers import groups_in_order, whole_game_tiers
+from solver.engine.whole import TierValues, solve_group, solve_whole
+from solver.index import board_index
+from solver.rules import make_rules
+from solver.values import DUP
+
+quiet = {"progress": False, "echo": lambda s: None}
+
+
+def reference_codes(sub) -> np.ndarray:
+    assert np.all((sub.value != WIN) | (sub.plies % 2 == 1))
+    assert np.all((sub.value != LOSS) | (sub.plies % 2 == 0))
+    return np.where(sub.value == DRAW, 0, sub.plies + 1)
+
+
+def compare_whole(tmp_path: Path, rules, extended: bool = False, tiers=None) -> dict:
+    """Solve the whole game with the engine and the reference; every position the reference
+    solved must hold the same value and plies in the engine's database. Returns the reference."""
+    path = tmp_path / "whole.h5"
+    solve_whole(rules, path, extended, **quiet)
+    ref = cached_whole(rules, None if tiers is None else tuple(tiers))
+    index = board_index(rules.board)
+    with Database(path) as db:
+        held = set(db.tier_keys())
+        lacking = sorted(set(ref) - held)
+        assert not lacking, f"tiers the reference reaches and the engine did not solve: {lacking}"
+        for t, sub in ref.items():
+            if sub.mover.size == 0:
+                continue
+            got = db.values(*t)[index.rank_many(sub.mover, sub.opp)].astype(np.int64)
+            bad = np.flatnonzero(got != reference_codes(sub))
+            assert bad.size == 0, f"{rules.describe()} tier {t}: {bad.size} of {got.size} positions differ"
+    return ref
+
+
+# ---------------------------------------------------------------------------------------------
+# Whole games against the reference, position by position
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name,options",
+    [
+        ("three", []),
+        ("three", ["lasker=on"]),
+        ("six", ["men=4"]),
+        ("six", ["men=5"]),
+        ("six", ["men=4", "lasker=on"]),
+        ("six", ["men=4", "double-mill=per-mill", "removal=optional"]),
+        ("six", ["men=4", "blocked=passes", "removal-from-mills=forfeit"]),
+        ("six", ["men=4", "flying=at-3"]),
+    ],
+)
+def test_whole_game_matches_reference(tmp_path, name, options):
+    compare_whole(tmp_path, make_rules(name, options))
+
+
+def test_start_values_match_reference(tmp_path):
+    """Three Men's Morris whole, from the start: the value the README quotes."""
+    rules = make_rules("three")
+    ref = compare_whole(tmp_path, rules)
+    want = start_value(ref, rules)
+    res = CliRunner().invoke(main, ["info", "--db", str(tmp_path / "whole.h5"), "--json"])
+    import json
+
+    game = json.loads(res.stdout)["game"]
+    assert (game["value"], game["plies"]) == want == ("win", 9)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "name,options",
+    [
+        ("six", []),  # Six Men's Morris whole: a draw
+        ("standard", ["men=3"]),
+        ("standard", ["men=4"]),
+        ("lasker", ["men=4"]),
+        ("no-flying", ["men=4"]),
+        ("twelve", ["men=3"]),
+    ],
+)
+def test_whole_game_matches_reference_slow(tmp_path, name, options):
+    compare_whole(tmp_path, make_rules(name, options))
+
+
+def test_extended_tiers_match_reference(tmp_path):
+    """--extended: hands that a game from the start never has (White with fewer in hand)."""
+    rules = make_rules("six", ["men=4"])
+    tiers = [t for t in whole_game_tiers(rules, extended=True) if t[2] + t[3] >= 5]
+    compare_whole(tmp_path, rules, extended=True, tiers=tiers)
+
+
+# ---------------------------------------------------------------------------------------------
+# The tier engine's retrograde analysis against the pair engine on the moving phase
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name,options", [("six", []), ("six", ["flying=at-3"]), ("six", ["blocked=passes"])])
+def test_tier_retrograde_equals_pair_engine(tmp_path, name, options):
+    """The moving phase solved group by group by ``solve_group`` (explicit graph, retrograde
+    analysis) equals the pair engine's databases slot by slot."""
+    rules = make_rules(name, options)
+    path = tmp_path / "moving.h5"
+    solve(rules, 5, path, **quiet)
+    index = board_index(rules.board)
+    tiers = [(a, b, 0, 0) for a in range(3, 6) for b in range(3, 6)]
+    with Database(path) as db:
+        mine: dict = {}
+
+        def solved(t):
+            return mine[t]
+
+        for group in groups_in_order(rules, tiers):
+            assert group.cycles
+            for r in solve_group(rules, index, group, solved):
+                mine[r.tier] = r.values
+                assert np.array_equal(r.values, db.values(*r.tier[:2])), r.tier
+
+
+# ---------------------------------------------------------------------------------------------
+# Commands, verify and resuming on a whole-game database
+# ---------------------------------------------------------------------------------------------
+
+
+def cli(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def six4(tmp_path_factory):
+    path = tmp_path_factory.mktemp("whole") / "six4.h5"
+    res = cli("solve", "--whole-game", "--rules", "six", "-o", "men=4", "--db", path, "-q")
+    assert res.exit_code == 0, res.output
+    return path
+
+
+def test_solve_whole_game_command(six4):
+    res = cli("solve", "--whole-game", "--rules", "six", "-o", "men=4", "--db", six4, "-q")
+    assert res.exit_code == 0, res.output
+    assert "0 tiers solved" in res.stdout and "skipped" in res.stdout  # everything was done already
+    assert res.stdout.strip().splitlines()[-1].startswith("game value: ")
+
+
+def test_query_empty_board_lists_every_first_move(six4):
+    res = cli("query", "--db", six4, "--json", "................ w 4 4")
+    assert res.exit_code == 0, res.output
+    import json
+
+    out = json.loads(res.stdout)
+    assert len(out["moves"]) == 16  # a placement on each of the 16 points
+    assert {m["move"] for m in out["moves"]} == set(make_rules("six").board_data.points)
+    best = out["moves"][0]
+    assert (best["value"], best["plies"]) == (out["value"], out["plies"]) or out["value"] == "draw"
+
+
+def test_position_outside_the_solved_tiers_names_tier_and_command(six4, tmp_path):
+    moving_only = tmp_path / "moving.h5"
+    assert cli("solve", "--rules", "six", "-o", "men=4", "--db", moving_only, "-q").exit_code == 0
+    res = cli("query", "--db", moving_only, "W:a1 B:e1 w 3 3")
+    assert res.exit_code == 1
+    assert "tier 1-1-3-3 (men in hand) is not in" in res.stderr and "--whole-game" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_verify_passes_and_catches_a_changed_placing_value(six4, tmp_path):
+    checks = verify(six4, progress=False)
+    assert checks and all(c.ok for c in checks), [c.to_dict() for c in checks if not c.ok]
+    assert any(c.name == "0-0-4-4" for c in checks)
+    # change one canonical value of a placing tier (checksum refreshed, so only the values tell)
+    import h5py
+
+    from solver.database.storage import checksum
+
+    broken = tmp_path / "broken.h5"
+    assert cli("solve", "--whole-game", "--rules", "six", "-o", "men=4", "--db", broken, "-q").exit_code == 0
+    with Database(broken) as db:
+        v = db.values(3, 3, 1, 1)
+    slot = int(np.flatnonzero((v != DUP) & (v != 0))[0])
+    with h5py.File(subspace_file(broken, "3-3-1-1"), "r+") as f:
+        ds = f["subspaces"]["3-3-1-1"]
+        v[slot] = v[slot] + 2  # the same side wins (or loses), two plies later
+        ds[...] = v
+        ds.attrs["checksum"] = checksum(v)
+    checks = {c.name: c for c in verify(broken, progress=False)}
+    assert checks["3-3-1-1"].mismatches >= 1 and not checks["3-3-1-1"].ok
+    assert f"slot {slot}" in checks["3-3-1-1"].examples[0]
+    res = cli("verify", "--db", broken, "--subspace", "3-3-1-1", "-q")
+    assert res.exit_code == 1 and "FAILED" in res.stderr
+
+
+def test_a_rerun_resumes_after_lost_tiers(tmp_path):
+    """Tier files that a kill left unwritten are solved again, the rest skipped."""
+    rules = make_rules("six", ["men=4"])
+    path = tmp_path / "resume.h5"
+    first = solve_whole(rules, path, **quiet)
+    with Database(path) as db:
+        before = db.values(0, 0, 4, 4).copy()
+    for name in ("0-0-4-4", "0-1-4-3"):
+        subspace_file(path, name).unlink()
+    path.unlink()  # the main file too: the next run relinks what the folder holds
+    again = solve_whole(rules, path, **quiet)
+    redone = sorted(f"{r.stats['mover']}-{r.stats['opponent']}-{r.stats['mover_hand']}-{r.stats['opponent_hand']}" for r in again if not r.skipped)
+    assert redone == ["0-0-4-4", "0-1-4-3"]
+    assert len(again) == len(first)
+    with Database(path) as db:
+        assert np.array_equal(db.values(0, 0, 4, 4), before)
+
+
+def test_tier_values_drop_what_no_later_group_reads(tmp_path):
+    rules = make_rules("six", ["men=4"])
+    path = tmp_path / "w.h5"
+    solve_whole(rules, path, **quiet)
+    groups = [g for g in groups_in_order(rules, whole_game_tiers(rules)) if not g.moving_phase]
+    with Database(path) as db:
+        held = TierValues(db)
+        for t in [(3, 3, 0, 0), (0, 1, 4, 3)]:
+            held(t)
+        held.keep_for(rules, groups[-1:])  # the start's group reads 0-1-4-3 only
+        assert set(held.held) == {(0, 1, 4, 3)}

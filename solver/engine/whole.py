@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numba
 import numpy as np
 
 from ..database.lock import writer_lock
@@ -171,6 +172,27 @@ def solve_whole(
     return rows
 
 
+_warm = False
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's cache) the kernels of the tiers with men in hand once per
+    process, so that the seconds stored with a tier are solving alone: the first groups of Three
+    Men's Morris under Lasker's rule reach them all (their inputs are stand-ins; nothing is kept)."""
+    global _warm
+    if _warm or numba.config.DISABLE_JIT:
+        return
+    from ..rules.rulesets import get_rules, with_options
+
+    rules = with_options(get_rules("three"), {"lasker": "on"})
+    index = board_index(rules.board)
+    for group in placing_groups(rules):
+        solve_group(rules, index, group, lambda t: np.zeros(index.slots(t[0], t[1]), dtype=np.uint16))
+        if group.cycles:
+            break
+    _warm = True
+
+
 def _solve_groups(rules, db_path, groups, progress, echo, on_group) -> list[WholeRow]:
     for line in relink(db_path, rules):
         echo(line)
@@ -185,6 +207,7 @@ def _solve_groups(rules, db_path, groups, progress, echo, on_group) -> list[Whol
                 done = [WholeRow(_stats_of(db.info(*t)), skipped=True) for t in group.tiers]
             else:
                 solved.keep_for(rules, groups[i:])
+                warm_up()
                 results = solve_group(rules, index, group, solved)
                 add_subspaces(db_path, rules, [(r.values, r.stats) for r in results])
                 solved.keep_for(rules, groups[i + 1 :], results)

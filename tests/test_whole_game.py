@@ -159,7 +159,7 @@ def six4(tmp_path_factory):
 def test_solve_whole_game_command(six4):
     res = cli("solve", "--whole-game", "--rules", "six", "-o", "men=4", "--db", six4, "-q")
     assert res.exit_code == 0, res.output
-    assert "0 tiers solved" in res.stdout and "skipped" in res.stdout  # everything was done already
+    assert "0 subspaces and tiers solved" in res.stdout and "skipped" in res.stdout  # everything was done already
     assert res.stdout.strip().splitlines()[-1].startswith("game value: ")
 
 

@@ -146,9 +146,11 @@ def solve_whole_game(rules, extended, db_path, threads, dry_run, max_memory, qui
             }
         )
         return
+    table = [dict(r.stats, status="skipped" if r.skipped else "solved") for r in rows]
+    click.echo(format_table(table, extra=("seconds", "status")))
     click.echo(
-        f"{len(new)} tiers solved, {len(rows) - len(new)} skipped; {positions:,} positions in {secs:.1f} s"
-        + (f" ({positions / secs / 1e6:.2f} M positions/s)" if new and secs > 0 else "")
+        f"{len(new)} subspaces and tiers solved, {len(rows) - len(new)} skipped; {positions:,} positions in {secs:.1f} s"
+        + (f" ({positions / secs:,.0f} positions/s)" if new and secs > 0 else "")
     )
     if line:
         click.echo(line)

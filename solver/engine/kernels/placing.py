@@ -19,7 +19,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ...index.kernels import is_canonical_pair, unrank_position
+from ...index.kernels import SYMMETRIC, is_canonical_pair, unrank_position
 from ...rules.bits import popcount
 from ...rules.movegen import MAX_MOVES, OPT_FULL_DRAW, OPT_MILL_WINS, apply_move, generate_moves, men_in_mills
 from ...values import DUP, MAX_PLIES
@@ -51,9 +51,10 @@ def judge(win_at, loss_at):
 
 @helper
 def _position(a, b, slot, ix):
-    """(mover, opponent, canonical) of a slot."""
+    """(mover, opponent, canonical) of a slot: only a mover set with symmetries of its own can
+    leave the slot's position non-canonical."""
     m, o = unrank_position(a, b, slot, ix)
-    return m, o, is_canonical_pair(m, o, ix)
+    return m, o, ix.mask_info[m] & SYMMETRIC == 0 or is_canonical_pair(m, o, ix)
 
 
 @nb.njit(cache=True, parallel=True)

@@ -191,11 +191,8 @@ def show_placing_plan(plan, as_json) -> None:
         )
         for r in plan.rows
     ]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)] if rows else [len(h) for h in head]
     click.echo(f"placing phase: {plan.groups} groups of tiers{' (extended)' if plan.extended else ''}")
-    click.echo("  ".join(h.rjust(w) for h, w in zip(head, widths)))
-    for r in rows:
-        click.echo("  ".join(x.rjust(w) for x, w in zip(r, widths)))
+    echo_columns(head, rows)
     d = plan.to_dict()
     click.echo(
         f"placing total: {d['positions']:,} positions ({d['positions_to_solve']:,} to solve) in {d['tiers']} tiers; "
@@ -269,6 +266,14 @@ def mib(n: int) -> int:
     return round(n / (1 << 20))
 
 
+def echo_columns(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+    """A header and rows of strings, right-aligned in columns."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)] if rows else [len(h) for h in head]
+    click.echo("  ".join(h.rjust(w) for h, w in zip(head, widths)))
+    for r in rows:
+        click.echo("  ".join(x.rjust(w) for x, w in zip(r, widths)))
+
+
 def show_plan(plan, db_path, as_json) -> None:
     if as_json:
         for p in plan.pairs:
@@ -284,11 +289,8 @@ def show_plan(plan, db_path, as_json) -> None:
         )
         for p in plan.pairs
     ]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
     click.echo(f"plan: {plan.rules.describe()} into {db_path}")
-    click.echo("  ".join(h.rjust(w) for h, w in zip(head, widths)))
-    for r in rows:
-        click.echo("  ".join(x.rjust(w) for x, w in zip(r, widths)))
+    echo_columns(head, rows)
     d = plan.to_dict()
     click.echo(
         f"total: {d['positions']:,} positions ({d['positions_to_solve']:,} to solve); peak memory "

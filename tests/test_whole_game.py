@@ -239,3 +239,68 @@ def test_tier_values_drop_what_no_later_group_reads(tmp_path):
             held(t)
         held.keep_for(rules, groups[-1:])  # the start's group reads 0-1-4-3 only
         assert set(held.held) == {(0, 1, 4, 3)}
+
+
+# ---------------------------------------------------------------------------------------------
+# Larger games: sampled positions against the reference's move generator
+# ---------------------------------------------------------------------------------------------
+
+
+def check_samples(rules, path: Path, per_tier: int = 200, seed: int = 11) -> int:
+    """Every sampled position of every placing tier holds the best over its successors, the
+    successors listed by the reference's own move generator (``MoveGen.moves`` with the hand) and
+    looked up in the engine's database. Returns the number of positions checked."""
+    from reference import MoveGen
+
+    gen = MoveGen(rules)
+    index = board_index(rules.board)
+    rng = np.random.default_rng(seed)
+    checked = 0
+    with Database(path) as db:
+        for info in db.tiers():
+            if not info.placing:
+                continue
+            a, b, ha, hb = info.tier
+            values = db.values(a, b, ha, hb)
+            slots = np.flatnonzero(values != DUP)
+            for slot in rng.choice(slots, size=min(per_tier, slots.size), replace=False):
+                m, o = index.unrank(a, b, int(slot))
+                moves = gen.moves(m, o, ha)
+                full = (m | o) == (1 << index.n) - 1
+                if gen.is_lost(m, o, moves, ha):
+                    want = 1
+                elif rules.full_board == "draw" and full:
+                    want = 0
+                else:
+                    best_win, worst_loss, draw = None, 0, False
+                    for m2, o2 in moves:
+                        hand2 = ha - (m2.bit_count() - m.bit_count())
+                        if o2.bit_count() + hb < 3:
+                            v = 1  # the opponent has lost in 0
+                        else:
+                            v = int(db.read_slots(o2.bit_count(), m2.bit_count(), index.rank_many([o2], [m2]), hb, hand2)[0])
+                        if v == 0:
+                            draw = True
+                        elif (v - 1) % 2 == 0:
+                            best_win = v if best_win is None else min(best_win, v)
+                        else:
+                            worst_loss = max(worst_loss, v)
+                    want = best_win + 1 if best_win else (0 if draw else worst_loss + 1)
+                assert int(values[slot]) == want, f"{info.name} slot {slot}: stored {values[slot]}, successors give {want}"
+                checked += 1
+    return checked
+
+
+@pytest.mark.parametrize(
+    "name,options",
+    [
+        ("no-flying", ["men=4"]),
+        pytest.param("lasker", ["men=4"], marks=pytest.mark.slow),
+        pytest.param("standard", ["men=5"], marks=pytest.mark.slow),
+    ],
+)
+def test_placing_samples_against_reference_moves(tmp_path, name, options):
+    rules = make_rules(name, options)
+    path = tmp_path / "w.h5"
+    solve_whole(rules, path, **quiet)
+    assert check_samples(rules, path) > 1000

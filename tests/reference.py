@@ -294,16 +294,24 @@ class MoveGen:
         """A full board under full-board=draw: the game is over, drawn (whatever the hands)."""
         return self.full_draw and (mover | opp) == self.full
 
-    def status(self, mover: int, opp: int, hand: int = 0, moves: list | None = None) -> str | None:
-        """"loss" when the side to move has already lost (0 plies), "draw" when the game is over
-        as a draw (a full board under full-board=draw), None while it goes on. A loss by men or by
-        the opponent's mill comes before the full board; the full board before a lack of moves."""
+    def ended(self, mover: int, opp: int, hand: int = 0) -> str | None:
+        """``status`` as far as it can be told without the moves: "loss" (fewer than 3 men, or
+        the opponent's mill under mill-wins), "draw" (a full board), else None."""
         if mover.bit_count() + hand < 3:
             return "loss"
         if self.mill_wins and self.has_mill(opp):
             return "loss"
         if self.is_drawn(mover, opp):
             return "draw"
+        return None
+
+    def status(self, mover: int, opp: int, hand: int = 0, moves: list | None = None) -> str | None:
+        """"loss" when the side to move has already lost (0 plies), "draw" when the game is over
+        as a draw (a full board under full-board=draw), None while it goes on. A loss by men or by
+        the opponent's mill comes before the full board; the full board before a lack of moves."""
+        st = self.ended(mover, opp, hand)
+        if st is not None:
+            return st
         if moves is None:
             moves = self.moves(mover, opp, hand)
         return None if moves else "loss"  # blocked, under blocked=loses (a pass is a move otherwise)
@@ -350,13 +358,37 @@ def _k_subsets(n: int, k: int) -> np.ndarray:
 def enumerate_subspace(n: int, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
     """Every position with ``a`` men of the side to move and ``b`` of the opponent on an
     ``n``-point board, sorted by (mover mask, opponent mask)."""
+    empty = np.zeros(0, dtype=np.int64)
+    if a < 0 or b < 0 or a + b > n:
+        return empty, empty.copy()
     movers = _k_subsets(n, a)
-    opps = _k_subsets(n, b)
-    parts = [opps[(opps & mv) == 0] for mv in movers.tolist()]
-    if not parts:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    mover = np.repeat(movers, [len(p) for p in parts])
-    return mover, np.concatenate(parts)
+    free_n = n - a
+    sub = _k_subsets(free_n, b)  # the opponent's men as a subset of the free points, ascending
+    every = _k_subsets(n, b)
+    m_out, o_out = [], []
+    if len(every) <= 4 * free_n * len(sub):
+        # the b-subsets of the whole board that miss the mover's men, a batch of movers at a time
+        batch = max(1, 8_000_000 // len(every))
+        for lo in range(0, len(movers), batch):
+            mv = movers[lo : lo + batch]
+            rows, cols = np.nonzero((every[None, :] & mv[:, None]) == 0)  # row by row: sorted
+            m_out.append(mv[rows])
+            o_out.append(every[cols])
+    else:
+        # deposit each subset of the free points onto the mover's free points (keeps the order)
+        sub_bits = (sub[:, None] >> np.arange(free_n)) & 1  # C x free_n
+        batch = max(1, 4_000_000 // len(sub))
+        for lo in range(0, len(movers), batch):
+            mv = movers[lo : lo + batch]
+            free = np.nonzero(((mv[:, None] >> np.arange(n)) & 1) == 0)[1].reshape(len(mv), free_n)
+            opp = np.zeros((len(mv), len(sub)), dtype=np.int64)
+            for j in range(free_n):  # subset bit j goes to the mover's j-th free point
+                opp |= (np.int64(1) << free[:, j : j + 1].astype(np.int64)) * sub_bits[None, :, j]
+            m_out.append(np.repeat(mv, len(sub)))
+            o_out.append(opp.reshape(-1))
+    if not m_out:
+        return empty, empty.copy()
+    return np.concatenate(m_out), np.concatenate(o_out)
 
 
 def enumerate_tier(n: int, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
@@ -696,12 +728,20 @@ def _chunk_rows(ctx: _Build, k: int, lo: int, hi: int):
     counts = array("q", bytes(8 * size))
     keys = array("q")
     add = keys.append
-    moves_of, status = gen.moves, gen.status
+    moves_of, ended = gen.moves, gen.ended
+    # Without Lasker's rule a position's moves are all placements (men in hand) or all moves: one
+    # row of successor tiers (a pass, the one exception, goes the general way). d0 < 0 switches
+    # the shortcut off.
+    one_kind = after_place if ha > 0 else after_move
+    d0 = one_kind[0] if not gen.lasker else -3
     for i in range(size):
         m = movers[i]
         o = opps[i]
-        moves = moves_of(m, o, ha)
-        st = status(m, o, ha, moves)
+        st = ended(m, o, ha)
+        if st is None:
+            moves = moves_of(m, o, ha)
+            if not moves:
+                st = "loss"  # blocked (under blocked=passes a pass is a move)
         if st is not None:
             if st == "loss":
                 lost[i] = 1
@@ -709,16 +749,34 @@ def _chunk_rows(ctx: _Build, k: int, lo: int, hi: int):
                 drawn[i] = 1
             continue
         c = 0
-        for m_after, o_after in moves:
-            # seen from the new side to move: (o_after, m_after, hb, ha - placed)
-            d = (after_place if m_after.bit_count() > a else after_move)[b - o_after.bit_count()]
-            if d >= 0:
-                add(d | (o_after << _SHIFT) | m_after)
-                c += 1
-            elif d == -1:
-                wins_at_once[i] = 1
-            else:
-                raise AssertionError(f"a move of tier {ctx.tiers[k]} leaves the solve: {(m, o, m_after, o_after)}")
+        if d0 >= 0 and moves[0][0] != m:
+            # every move of the position is of one kind (no pass): the successor tier follows from
+            # the men removed alone, and none at all keeps the opponent's mask
+            base = d0 | (o << _SHIFT)
+            for m_after, o_after in moves:
+                if o_after == o:
+                    add(base | m_after)
+                    c += 1
+                    continue
+                d = one_kind[b - o_after.bit_count()]
+                if d >= 0:
+                    add(d | (o_after << _SHIFT) | m_after)
+                    c += 1
+                elif d == -1:
+                    wins_at_once[i] = 1
+                else:
+                    raise AssertionError(f"a move of tier {ctx.tiers[k]} leaves the solve: {(m, o, m_after, o_after)}")
+        else:
+            for m_after, o_after in moves:
+                # seen from the new side to move: (o_after, m_after, hb, ha - placed)
+                d = (after_place if m_after.bit_count() > a else after_move)[b - o_after.bit_count()]
+                if d >= 0:
+                    add(d | (o_after << _SHIFT) | m_after)
+                    c += 1
+                elif d == -1:
+                    wins_at_once[i] = 1
+                else:
+                    raise AssertionError(f"a move of tier {ctx.tiers[k]} leaves the solve: {(m, o, m_after, o_after)}")
         counts[i] = c
 
     edge = np.frombuffer(keys, dtype=np.int64) if len(keys) else np.zeros(0, dtype=np.int64)
@@ -1076,7 +1134,7 @@ def summary(result: dict) -> dict:
 
 
 def solve_whole_reference(
-    rules: RuleSet, tiers=None, workers: int = 1, progress: bool = False, report=None
+    rules: RuleSet, tiers=None, workers: int = 1, progress: bool = False, report=None, check: bool = False
 ) -> dict[Tier, Subspace]:
     """Solve every position of ``whole_closure(rules, tiers)`` (default ``[(0, 0, men, men)]``:
     the whole game from the start). {tier: Subspace}, as ``solve_reference``.
@@ -1084,7 +1142,9 @@ def solve_whole_reference(
     One strongly connected group of tiers at a time (``tier_components``), the groups its moves
     lead to first: each group is one ``Graph`` whose successors in earlier groups count with their
     values (``Graph.ext_*``), solved by ``solve_graph``. ``report(group, graph, build_s,
-    solve_s)`` is called after each group (``progress`` prints a line)."""
+    solve_s)`` is called after each group (``progress`` prints a line). ``check``: assert
+    ``check_solution`` on each group's graph (with its outside successors: together, the defining
+    equations on every position)."""
     import time
 
     if tiers is None:
@@ -1106,6 +1166,8 @@ def solve_whole_reference(
         t1 = time.perf_counter()
         value, plies = solve_graph(g)
         t2 = time.perf_counter()
+        if check:
+            check_solution(g, value, plies)
         if progress:
             print(
                 f"  {', '.join(map(str, group))}: {g.size} positions, {len(g.succ)} edges inside; "

@@ -961,26 +961,30 @@ def solve_graph(g: Graph) -> tuple[np.ndarray, np.ndarray]:
     decided[g.lost] = True
     decided |= g.terminal_draws()
 
+    # What an edge needs to know of its successor after level L-1, one byte per position:
+    # LOST_PREV lost in L-1 plies, WON a win, WON_PREV a win in L-1 plies (0: anything else).
+    LOST_PREV, WON, WON_PREV = 1, 2, 3
     level = 0
     while True:
         level += 1
-        v_succ = value[succ]  # the state after level-1, for every edge
-        p_succ = plies[succ]
-        decided_succ = decided[succ]
+        state = np.zeros(size, dtype=np.int8)
+        state[(value == LOSS) & (plies == level - 1)] = LOST_PREV
+        won = value == WIN
+        state[won] = WON
+        state[won & (plies == level - 1)] = WON_PREV
+        s_succ = state[succ]  # the state after level-1, for every edge
 
         # wins at L: a successor lost in L-1 plies (a successor that is lost at once counts at L=1)
-        loss_prev = decided_succ & (v_succ == LOSS) & (p_succ == level - 1)
         has_loss_prev = least_out == level - 1
-        has_loss_prev[owner[loss_prev]] = True
+        has_loss_prev[owner[s_succ == LOST_PREV]] = True
         new_win = ~decided & has_loss_prev
 
         # losses at L: every successor a win (none lost at once), the longest in L-1 plies
-        is_win = decided_succ & (v_succ == WIN)
-        n_win = np.bincount(owner[is_win], minlength=size)
+        n_win = np.bincount(owner[s_succ >= WON], minlength=size)
         all_win = (n_win == n_succ) & ~no_loss & (most_out <= level - 1)
-        win_prev = is_win & (p_succ == level - 1)
         has_win_prev = most_out == level - 1
-        has_win_prev[owner[win_prev]] = True
+        has_win_prev[owner[s_succ == WON_PREV]] = True
+        del s_succ
         new_loss = ~decided & all_win
         # an undecided position whose successors are all wins has its longest at L-1: had they all
         # been shorter, it would have been decided at an earlier level

@@ -73,7 +73,9 @@ Whole games (``Tier = (a, b, ha, hb)``):
     search over positions.
 ``solve_whole_reference(rules, tiers=None, workers=1, progress=False) -> dict[Tier, Subspace]``:
     every position of ``whole_closure(rules, tiers)``, default the whole game from the start
-    ``(0, 0, men, men)``. ``cached_whole(rules, tiers=None)``: the same, remembered.
+    ``(0, 0, men, men)``, one group of tiers at a time (``tier_components``); ``check=True``
+    asserts ``check_solution`` on each group. ``cached_whole(rules, tiers=None)``: the same,
+    remembered.
 ``lookup_whole(result, mover, opp, hand_mover, hand_opp)``, ``start_value(result, rules)``.
 ``build_whole_graph(rules, tiers=None)``: the whole closure as one graph (``build_graph`` with
     4-tuples does the same), to check a solution against (``whole_values(graph, result)``).
@@ -87,7 +89,6 @@ Command line: ``python tests/reference.py six --max-men 4``,
 from __future__ import annotations
 
 from array import array
-from collections import deque
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
@@ -666,7 +667,10 @@ class Graph:
     def outside(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(least plies of a loss successor outside the graph, a successor lost at once counting
         0, else NONE; most plies of a win successor outside, else -1; a draw successor outside)."""
-        least = np.full(self.size, self.NONE, dtype=np.int32) if self.ext_least_loss is None else self.ext_least_loss.copy()
+        if self.ext_least_loss is None:
+            least = np.full(self.size, self.NONE, dtype=np.int32)
+        else:
+            least = self.ext_least_loss.copy()
         least[self.wins_at_once] = 0
         most = np.full(self.size, -1, dtype=np.int32) if self.ext_most_win is None else self.ext_most_win
         draw = np.zeros(self.size, dtype=bool) if self.ext_draw is None else self.ext_draw
@@ -690,7 +694,9 @@ class _Build:
     tiers: list  # every tier of the solve, sorted: a key's number (key >> 48) is an index into it
     movers: dict  # tier number -> int64 masks of the side to move (the graph's tiers)
     opps: dict
-    dest: dict  # tier number -> (after a move, after a placement): [removed men] -> key base, or -1 (lost at once), -2 (not in the solve)
+    # tier number -> (after a move, after a placement): [men removed] -> the successor tier's key
+    # base, or -1 (the new side to move has lost: a win at once), -2 (a tier outside the solve)
+    dest: dict
     inside: np.ndarray  # bool per tier number: a tier of this graph
     keys: np.ndarray  # the keys of the graph's positions, ascending = the graph's order
     outside: dict  # tier number -> (board keys, value, plies) of a tier solved before
@@ -899,8 +905,8 @@ def _build(
         rules=rules,
         subspaces=list(labels) if labels is not None else group,
         offsets=np.array(offsets, dtype=np.int64),
-        mover=np.concatenate([movers[k] for k in ks]) if ks else np.zeros(0, np.int64),
-        opp=np.concatenate([opps[k] for k in ks]) if ks else np.zeros(0, np.int64),
+        mover=_joined([movers[k] for k in ks]),
+        opp=_joined([opps[k] for k in ks]),
         lost=lost,
         wins_at_once=wins_at_once,
         indptr=indptr,
@@ -910,6 +916,12 @@ def _build(
         ext_most_win=most if external else None,
         ext_draw=draw if external else None,
     )
+
+
+def _joined(arrays: list[np.ndarray]) -> np.ndarray:
+    if len(arrays) == 1:
+        return arrays[0]
+    return np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
 
 
 def build_graph(rules: RuleSet, subspaces, progress: bool = False, workers: int = 1) -> Graph:
@@ -964,6 +976,7 @@ def solve_graph(g: Graph) -> tuple[np.ndarray, np.ndarray]:
     # What an edge needs to know of its successor after level L-1, one byte per position:
     # LOST_PREV lost in L-1 plies, WON a win, WON_PREV a win in L-1 plies (0: anything else).
     LOST_PREV, WON, WON_PREV = 1, 2, 3
+    dropped = 0  # edges of positions decided since the edges were last filtered
     level = 0
     while True:
         level += 1
@@ -1002,10 +1015,15 @@ def solve_graph(g: Graph) -> tuple[np.ndarray, np.ndarray]:
         plies[new_loss] = level
         decided |= new_win | new_loss
         # Drop the edges of decided positions: only undecided positions are judged at a level, and
-        # each keeps all of its edges, so the counts above stay complete.
-        keep = ~decided[owner]
-        owner = owner[keep]
-        succ = succ[keep]
+        # each keeps all of its edges, so the counts above stay complete. (Only once a quarter of
+        # the edges left belong to decided positions: the rest of the time they are just ignored.)
+        dropped += int(n_succ[new_win | new_loss].sum())
+        if 4 * dropped >= len(succ):
+            keep = ~decided[owner]
+            owner = owner[keep]
+            succ = succ[keep]
+            del keep
+            dropped = 0
     return value, plies
 
 
@@ -1202,11 +1220,15 @@ def whole_values(g: Graph, result: dict) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate([s.value for s in parts]), np.concatenate([s.plies for s in parts])
 
 
+def cached_whole(rules: RuleSet, tiers=None) -> dict[Tier, Subspace]:
+    """``solve_whole_reference`` remembered per arguments (read-only arrays, shared: do not
+    change them). ``tiers``: (a, b, ha, hb) tuples, or None for the whole game from the start."""
+    return _cached_whole(rules, None if tiers is None else tuple(sorted(tuple(int(x) for x in t) for t in tiers)))
+
+
 @lru_cache(maxsize=8)
-def cached_whole(rules: RuleSet, tiers: tuple | None = None):
-    """``solve_whole_reference`` remembered per arguments (read-only arrays). ``tiers``: a tuple
-    of (a, b, ha, hb) tuples, or None for the whole game."""
-    result = solve_whole_reference(rules, tiers=None if tiers is None else [tuple(t) for t in tiers])
+def _cached_whole(rules: RuleSet, tiers: tuple | None) -> dict[Tier, Subspace]:
+    result = solve_whole_reference(rules, tiers=None if tiers is None else list(tiers))
     for s in result.values():
         for arr in s:
             arr.flags.writeable = False
@@ -1258,7 +1280,9 @@ def _main(argv=None) -> None:
     ap.add_argument("--max-men", type=int)
     ap.add_argument("--subspace", action="append", default=[], help="A,B (repeatable)")
     ap.add_argument("--whole", action="store_true", help="the whole game (placing, moving), from the start")
-    ap.add_argument("--tier", action="append", default=[], help="with --whole: A,B,HA,HB (repeatable) instead of the start")
+    ap.add_argument(
+        "--tier", action="append", default=[], help="with --whole: A,B,HA,HB (repeatable) instead of the start"
+    )
     ap.add_argument("-o", "--option", action="append", default=[], help="NAME=VALUE (repeatable)")
     ap.add_argument("-j", "--workers", type=int, default=1)
     args = ap.parse_args(argv)
@@ -1300,12 +1324,12 @@ def _main(argv=None) -> None:
         me, child = _peak_mib()
         print(f"peak memory: {me:.0f} MiB (this process), {child:.0f} MiB (largest worker)")
         return
-    subspaces = [tuple(int(x) for x in s.split(",")) for s in args.subspace] or None
+    subspaces = [tuple(int(x) for x in s.split(",")) for s in args.subspace]
+    top = args.max_men or rules.men
     t0 = time.perf_counter()
     g = build_graph(
         rules,
-        subspaces
-        or [(a, b) for a in range(3, (args.max_men or rules.men) + 1) for b in range(3, (args.max_men or rules.men) + 1)],
+        subspaces or [(a, b) for a in range(3, top + 1) for b in range(3, top + 1)],
         progress=True,
         workers=args.workers,
     )

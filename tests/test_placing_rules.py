@@ -25,15 +25,7 @@ from reference import MoveGen, bits
 from solver.rules import format_move, make_rules, parse_position
 from solver.rules.game import legal_moves, play, result
 
-STD_POINTS = "a1 a4 a7 b2 b4 b6 c3 c4 c5 d1 d2 d3 d5 d6 d7 e3 e4 e5 f2 f4 f6 g1 g4 g7".split()
-
-
-def empty_points(position: str, points=STD_POINTS) -> list[str]:
-    taken = set()
-    for part in position.split():
-        if ":" in part:
-            taken |= set(filter(None, part.split(":")[1].split(",")))
-    return [p for p in points if p not in taken]
+from test_rule_options import STD_POINTS, empty_points
 
 
 def solver_moves(position: str, rules) -> list[str]:

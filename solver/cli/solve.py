@@ -82,23 +82,7 @@ def solve(rules_name, options, max_men, whole_game, extended, db_path, threads, 
             rules, max_men, db_path, threads=threads, progress=bars,
             echo=(lambda line: None) if as_json else overall.echo, on_pair=on_pair,
         )
-    new = [r for r in rows if not r.skipped]
-    positions = sum(r.stats["positions"] for r in new)
-    secs = time.perf_counter() - t0
-    if as_json:
-        echo_json(
-            {
-                "event": "summary", "database": str(db_path), "rules": rules.to_dict(), "solved": len(new),
-                "skipped": len(rows) - len(new), "positions_solved": positions, "seconds": round(secs, 3),
-            }
-        )
-        return
-    table = [dict(r.stats, status="skipped" if r.skipped else "solved") for r in rows]
-    click.echo(format_table(table, extra=("seconds", "status")))
-    click.echo(
-        f"{len(new)} subspaces solved, {len(rows) - len(new)} skipped; {positions:,} positions in {secs:.1f} s"
-        + (f" ({positions / secs / 1e6:.2f} M positions/s)" if new and secs > 0 else "")
-    )
+    report_rows(rows, time.perf_counter() - t0, db_path, rules, as_json, "subspaces", millions=True)
 
 
 def solve_whole_game(rules, extended, db_path, threads, dry_run, max_memory, quiet, as_json):
@@ -133,27 +117,32 @@ def solve_whole_game(rules, extended, db_path, threads, dry_run, max_memory, qui
         rules, db_path, extended, threads=threads, progress=bars,
         echo=(lambda line: None) if as_json else click.echo, on_group=on_group,
     )
-    new = [r for r in rows if not r.skipped]
-    positions = sum(r.stats["positions"] for r in new)
     secs = time.perf_counter() - t0
     line = game_value_line(db_path, rules)
+    report_rows(rows, secs, db_path, rules, as_json, "subspaces and tiers", game_value=line)
+    if line and not as_json:
+        click.echo(line)
+
+
+def report_rows(rows, secs, db_path, rules, as_json, noun, millions=False, **extra) -> None:
+    """A run's summary: one JSON object, or the table of its subspaces and a line of totals
+    (the rate in M positions/s with ``millions``, else in positions/s)."""
+    new = [r for r in rows if not r.skipped]
+    positions = sum(r.stats["positions"] for r in new)
     if as_json:
         echo_json(
             {
                 "event": "summary", "database": str(db_path), "rules": rules.to_dict(), "solved": len(new),
-                "skipped": len(rows) - len(new), "positions_solved": positions, "seconds": round(secs, 3),
-                "game_value": line,
+                "skipped": len(rows) - len(new), "positions_solved": positions, "seconds": round(secs, 3), **extra,
             }
         )
         return
     table = [dict(r.stats, status="skipped" if r.skipped else "solved") for r in rows]
     click.echo(format_table(table, extra=("seconds", "status")))
-    click.echo(
-        f"{len(new)} subspaces and tiers solved, {len(rows) - len(new)} skipped; {positions:,} positions in {secs:.1f} s"
-        + (f" ({positions / secs:,.0f} positions/s)" if new and secs > 0 else "")
-    )
-    if line:
-        click.echo(line)
+    rate = ""
+    if new and secs > 0:
+        rate = f" ({positions / secs / 1e6:.2f} M positions/s)" if millions else f" ({positions / secs:,.0f} positions/s)"
+    click.echo(f"{len(new)} {noun} solved, {len(rows) - len(new)} skipped; {positions:,} positions in {secs:.1f} s{rate}")
 
 
 def make_placing_plan(rules, extended, db_path, limit, moving_plan):

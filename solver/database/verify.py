@@ -315,7 +315,7 @@ class _TierCheck:
 
     def check(self, s: SubspaceInfo, advance: Callable[[int], None] | None) -> SubspaceCheck:
         from ..engine.kernels import placing
-        from ..engine.whole import EMPTY, successor_tiers
+        from ..engine.whole import successor_values
 
         t = s.tier
         try:
@@ -328,10 +328,8 @@ class _TierCheck:
         if lacking:
             check.missing = ", ".join(lacking)
             return check
-        succ = []
         try:
-            for x in successor_tiers(t):
-                succ.append(self.db.values(*x) if x in reached else EMPTY)
+            succ, internal = successor_values(t, reached, lambda x: self.db.values(*x))
         except DatabaseError as e:
             check.error = f"a tier it needs is unreadable: {e}"
             return check
@@ -342,9 +340,8 @@ class _TierCheck:
         size = v.shape[0]
         nint = np.empty(size, dtype=np.int32)
         win_at, loss_at = np.empty(size, dtype=np.uint16), np.empty(size, dtype=np.uint16)
-        internal = np.zeros(placing.KINDS, dtype=np.int64)
         game, ix = game_tables(self.rules), self.index.tables
-        missed = placing.tier_pass(*t, want, nint, win_at, loss_at, tuple(succ), internal, game, ix)
+        missed = placing.tier_pass(*t, want, nint, win_at, loss_at, succ, internal, game, ix)
         if missed:
             check.error = f"{missed} successors find no stored position (a damaged successor tier)"
             return check

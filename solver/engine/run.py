@@ -55,7 +55,7 @@ def _solve_locked(rules, max_men, db_path, progress, echo, on_pair) -> list[Solv
         for i, (a, b) in enumerate(pairs):
             names = sorted({(a, b), (b, a)})
             if all(db.has(*h) for h in names):
-                done = [SolveRow(_stats_of(db.info(*h)), skipped=True) for h in names]
+                done = [SolveRow(stats_of(db.info(*h)), skipped=True) for h in names]
                 echo(f"{pair_name(a, b)}: done already, skipped")
             else:
                 solved.keep_for(rules, pairs[i:])
@@ -102,5 +102,5 @@ def _stats_of_result(r: SubspaceResult) -> dict:
     return dict(stats, mover_hand=0, opponent_hand=0, slots=int(r.values.shape[0]), seconds=round(r.seconds, 3), cpu_seconds=round(r.cpu_seconds, 3))
 
 
-def _stats_of(info) -> dict:
+def stats_of(info) -> dict:
     return {key: getattr(info, key) for key in STAT_KEYS}

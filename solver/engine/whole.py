@@ -26,6 +26,7 @@ from ..rules.tables import game_tables
 from . import run
 from .kernels import codes, placing
 from .plan import use_threads
+from .run import SolveRow
 from .tiers import Group, Tier, groups_in_order, needed_by, tier_name, twin, whole_game_tiers
 
 EMPTY = np.zeros(0, dtype=np.uint16)  # a successor tier no move of the tier reaches
@@ -92,19 +93,23 @@ def solve_group(
     return out
 
 
-def _inputs(rules, group, t, needed, solved):
-    """(values of each successor kind's tier, which kinds lie inside the group) for tier ``t``."""
-    inside = set(group.tiers) if group.cycles else set()
+def successor_values(t: Tier, stored: set, load: Callable[[Tier], np.ndarray], internal_kind: int = -1):
+    """(values of each successor kind's tier, which kinds lie inside the group) for tier ``t``:
+    ``load`` reads the tiers in ``stored``; the others (that no move of the tier reaches, or the
+    kind ``internal_kind`` inside a cycling group) get an empty array."""
     succ, internal = [], np.zeros(placing.KINDS, dtype=np.int64)
     for kind, s in enumerate(successor_tiers(t)):
-        if s in inside and kind == placing.MOVE:
+        if kind == internal_kind:
             internal[kind] = 1
             succ.append(EMPTY)
-        elif s in needed:
-            succ.append(solved(s))
         else:
-            succ.append(EMPTY)  # no move of the tier goes there (or it is lost at once)
+            succ.append(load(s) if s in stored else EMPTY)
     return tuple(succ), internal
+
+
+def _inputs(rules, group, t, needed, solved):
+    inside = group.cycles and twin(t) in group.tiers
+    return successor_values(t, needed, solved, placing.MOVE if inside else -1)
 
 
 class TierValues:
@@ -128,12 +133,6 @@ class TierValues:
                 self.held[r.tier] = r.values
 
 
-@dataclass
-class WholeRow:
-    stats: dict
-    skipped: bool
-
-
 def placing_groups(rules: RuleSet, extended: bool = False) -> list[Group]:
     """The groups with men in hand that ``--whole-game`` (or ``--extended``) solves, in order."""
     return [g for g in groups_in_order(rules, whole_game_tiers(rules, extended)) if not g.moving_phase]
@@ -151,20 +150,20 @@ def solve_whole(
     threads: int | None = None,
     progress: bool = True,
     echo: Callable[[str], None] = print,
-    on_group: Callable[[list[WholeRow]], None] | None = None,
-) -> list[WholeRow]:
+    on_group: Callable[[list[SolveRow]], None] | None = None,
+) -> list[SolveRow]:
     """Solve a whole game into ``db_path``: the moving phase up to the men it reaches, then the
     tiers with men in hand. ``on_group`` hears each group's rows (a moving-phase pair's too)."""
     on_group = on_group or (lambda rows: None)
     use_threads(threads)
-    rows: list[WholeRow] = []
+    rows: list[SolveRow] = []
     top = moving_men(rules, extended)
     if top >= 3:
         for r in run.solve(
             rules, top, db_path, threads=threads, progress=progress, echo=echo,
-            on_pair=lambda rs: on_group([WholeRow(x.stats, x.skipped) for x in rs]),
+            on_pair=lambda rs: on_group([x for x in rs]),
         ):
-            rows.append(WholeRow(r.stats, r.skipped))
+            rows.append(r)
     groups = placing_groups(rules, extended)
     with writer_lock(db_path):
         echo(f"solving the placing phase of {rules.describe()}: {len(groups)} groups of tiers into {db_path}")
@@ -193,25 +192,25 @@ def warm_up() -> None:
     _warm = True
 
 
-def _solve_groups(rules, db_path, groups, progress, echo, on_group) -> list[WholeRow]:
+def _solve_groups(rules, db_path, groups, progress, echo, on_group) -> list[SolveRow]:
     for line in relink(db_path, rules):
         echo(line)
     index = board_index(rules.board)
     db = Database(db_path, rules, must_exist=False)
     solved = TierValues(db)
-    rows: list[WholeRow] = []
+    rows: list[SolveRow] = []
     bar = _bar(rules, index, groups, db, progress)
     try:
         for i, group in enumerate(groups):
             if all(db.has(*t) for t in group.tiers):
-                done = [WholeRow(_stats_of(db.info(*t)), skipped=True) for t in group.tiers]
+                done = [SolveRow(run.stats_of(db.info(*t)), skipped=True) for t in group.tiers]
             else:
                 solved.keep_for(rules, groups[i:])
                 warm_up()
                 results = solve_group(rules, index, group, solved)
                 add_subspaces(db_path, rules, [(r.values, r.stats) for r in results])
                 solved.keep_for(rules, groups[i + 1 :], results)
-                done = [WholeRow(r.stats, skipped=False) for r in results]
+                done = [SolveRow(r.stats, skipped=False) for r in results]
                 db.close()
                 db = Database(db_path, rules, must_exist=False)
                 solved.db = db
@@ -237,12 +236,6 @@ def _bar(rules, index, groups, db, progress):
     todo = sum(index.slots(t[0], t[1]) for g in groups for t in g.tiers if not db.has(*t))
     return tqdm(total=todo, desc="   placing", unit="pos", unit_scale=True, leave=True,
                 bar_format="{desc}: {percentage:3.0f}%|{bar:24}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}]")
-
-
-def _stats_of(info) -> dict:
-    from ..database.storage import STAT_KEYS
-
-    return {key: getattr(info, key) for key in STAT_KEYS}
 
 
 def start_position(rules: RuleSet):

@@ -54,3 +54,9 @@ class DepthOverflow(MorrisError, OverflowError):
     """A depth too long for the uint16 values of the format."""
 
     exit_code = 1
+
+
+class ClusterError(MorrisError):
+    """A Dask cluster that cannot run the plan: unreachable, without workers, or set up wrongly."""
+
+    exit_code = 1

@@ -250,6 +250,7 @@ def test_adding_a_pair_leaves_the_files_already_written_alone(tmp_path, monkeypa
     add_subspaces(path, STANDARD, [(values, stats)])
     monkeypatch.undo()
     assert {p.name: stamp(p) for p in subspace_dir(path).iterdir() if p.name != "5-5.h5"} == before
-    assert sorted(opened) == [(".5-5.h5.tmp", "w"), (".grow.h5.tmp", "w"), ("grow.h5", "r")]
+    pid = os.getpid()
+    assert sorted(opened) == [(f".5-5.h5.{pid}.tmp", "w"), (f".grow.h5.{pid}.tmp", "w"), ("grow.h5", "r")]
     with h5py.File(path) as f:
         assert np.array_equal(f["subspaces/5-5"][...], values)

@@ -23,7 +23,7 @@ Adding a solved pair (``add_subspaces``) writes its one or two subspace files an
 file that links every subspace file in ``X.h5.d/``: nothing written before is read or copied
 again, so a run writes each subspace once.
 
-Crash safety: every file is written under a temporary name (``.<name>.tmp`` in the same folder),
+Crash safety: every file is written under a temporary name (``.<name>.<pid>.tmp`` in the same folder),
 fsynced and renamed over its real name, so a file under a real name is complete; temporary files
 are never read, and the next writer removes them. A kill between a subspace file and the main file
 leaves a subspace file not yet linked: ``Database`` reads the main file's links and every subspace
@@ -205,7 +205,9 @@ def _fsync_path(path: Path) -> None:
 
 
 def _temporary(final: Path) -> Path:
-    return final.with_name(f".{final.name}.tmp")
+    # The process id keeps two processes apart (cluster workers may write the same subspace when
+    # a task is redone after its worker was lost), so neither renames the other's unfinished file.
+    return final.with_name(f".{final.name}.{os.getpid()}.tmp")
 
 
 def _write_atomic(final: Path, fill: Callable[[h5py.File], None]) -> None:
@@ -271,7 +273,7 @@ def _write_main(path: Path, rules: RuleSet, created: str | None) -> None:
 
 
 def _remove_temporaries(path: Path) -> None:
-    stale = [_temporary(path)]
+    stale = list(path.parent.glob(f".{path.name}.*tmp")) if path.parent.is_dir() else []
     for folder in (subspace_dir(path), parts_dir(path)):
         if folder.is_dir():
             stale += [p for p in folder.iterdir() if p.name.startswith(".") and p.name.endswith(".tmp")]
@@ -288,13 +290,29 @@ def add_subspaces(path: str | os.PathLike, rules: RuleSet, results: list[tuple[n
     if version == 1 or _v1_parts(path):
         relink(path, rules)
         version, created, _ = _main_file(path)
+    write_subspace_files(path, rules, results)
+    _write_main(path, rules, created)
+
+
+def write_subspace_files(path: str | os.PathLike, rules: RuleSet, results: list[tuple[np.ndarray, dict]]) -> None:
+    """Write solved subspaces (values, stats) each to its own file, and link none: what a cluster
+    worker does (the client links them, ``link_subspaces``). Several processes may call this at
+    once for different subspaces of one database."""
+    path = Path(path)
     folder = subspace_dir(path)
     if not folder.is_dir():
-        folder.mkdir(parents=True)
+        folder.mkdir(parents=True, exist_ok=True)
         _fsync_path(folder.parent)
     for values, stats in results:
         _write_subspace(path, rules, values, stats)
-    _write_main(path, rules, created)
+
+
+def link_subspaces(path: str | os.PathLike, rules: RuleSet) -> None:
+    """A new main file linking every subspace file the folder holds (the writer alone calls it,
+    under the writer lock): after workers have written their subspaces with
+    ``write_subspace_files``."""
+    path = Path(path)
+    _write_main(path, rules, _main_file(path)[1])
 
 
 def relink(path: str | os.PathLike, rules: RuleSet) -> list[str]:

@@ -61,7 +61,7 @@ def _solve_locked(rules, max_men, db_path, progress, echo, on_pair) -> list[Solv
                 solved.keep_for(rules, pairs[i:])
                 warm_up()
                 results = _solve_one(rules, index, a, b, solved, progress)
-                stats = [_stats_of_result(r) for r in results]
+                stats = [stats_of_result(r) for r in results]
                 add_subspaces(db_path, rules, [(r.values, st) for r, st in zip(results, stats)])
                 added += len(results)
                 solved.keep_for(rules, pairs[i + 1 :], [(r.mover, r.opponent, r.values) for r in results])
@@ -96,7 +96,7 @@ def _solve_one(rules, index, a, b, solved, progress) -> list[SubspaceResult]:
     return results
 
 
-def _stats_of_result(r: SubspaceResult) -> dict:
+def stats_of_result(r: SubspaceResult) -> dict:
     """The statistics stored with a subspace (storage.STAT_KEYS)."""
     stats = {key: getattr(r, key) for key in STAT_KEYS if key not in ("slots", "seconds", "cpu_seconds", "mover_hand", "opponent_hand")}
     return dict(stats, mover_hand=0, opponent_hand=0, slots=int(r.values.shape[0]), seconds=round(r.seconds, 3), cpu_seconds=round(r.cpu_seconds, 3))

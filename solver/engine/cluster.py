@@ -1,0 +1,241 @@
+"""``morris solve --cluster``: the same plan as a Dask task graph, solved by Dask workers.
+
+Each job of the plan (a moving-phase pair, or a group of tiers with men in hand) is one task; its
+arguments include the futures of the jobs that write what it reads, so Dask runs it after them
+and runs jobs with no path between them at the same time on different workers. A task reads its
+inputs from the database's subspace files, solves with the numba engine on its worker's cores,
+writes its own subspace files (each atomically, under a temporary name of its process) and returns
+their statistics. The client alone links finished files into the main file, under the writer lock,
+as each task ends: a killed client's rerun finds every finished job on disk and resumes after it.
+Workers must see the database at the same path (one machine, or a shared file system).
+
+A worker lost in the middle of a job (killed, out of memory, its machine gone) makes Dask run the
+job again on another worker; its half-written temporary file is never read, and the next writer
+removes it.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..database.lock import writer_lock
+from ..database.storage import Database, code_version, link_subspaces, relink, subspace_dir, write_subspace_files
+from ..errors import ClusterError, RulesError
+from ..index import board_index
+from ..rules.rulesets import RuleSet
+from .plan import SolvedValues, pair_inputs, pair_name, pairs_up_to
+from .run import SolveRow, stats_of, stats_of_result
+from .tiers import Group, Tier, needed_by
+
+DEFAULT_LOCAL_WORKERS = 2
+CONNECT_TIMEOUT = "20s"  # reaching a scheduler given by address
+WORKER_WAIT = 60  # seconds to wait for a scheduler's first worker
+RETRIES = 2  # a job whose task raised is tried this many more times (a lost worker is Dask's own count)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One task of the graph: a moving-phase pair (``pair``) or a group of tiers (``group``)."""
+
+    name: str
+    writes: tuple[Tier, ...]
+    reads: tuple[Tier, ...]
+    pair: tuple[int, int] | None = None
+    group: Group | None = None
+
+
+def moving_jobs(rules: RuleSet, max_men: int) -> list[Job]:
+    jobs = []
+    for a, b in pairs_up_to(max_men):
+        writes = tuple(sorted({(a, b, 0, 0), (b, a, 0, 0)}))
+        reads = tuple((x, y, 0, 0) for x, y in pair_inputs(rules, a, b))
+        jobs.append(Job(pair_name(a, b), writes, reads, pair=(a, b)))
+    return jobs
+
+
+def placing_jobs(rules: RuleSet, groups: list[Group]) -> list[Job]:
+    return [Job(g.name, tuple(g.tiers), tuple(needed_by(rules, g)), group=g) for g in groups]
+
+
+def whole_game_jobs(rules: RuleSet, extended: bool = False) -> list[Job]:
+    """The moving phase a whole game reaches, then its groups of tiers with men in hand."""
+    from .whole import moving_men, placing_groups
+
+    top = moving_men(rules, extended)
+    return (moving_jobs(rules, top) if top >= 3 else []) + placing_jobs(rules, placing_groups(rules, extended))
+
+
+def parse_cluster(spec: str) -> tuple[str, int | str]:
+    """``local``, ``local:N`` or a scheduler address (``tcp://HOST:PORT``): ("local", N) or
+    ("address", spec)."""
+    if spec == "local" or spec.startswith("local:"):
+        n = spec.partition(":")[2] or str(DEFAULT_LOCAL_WORKERS)
+        if not n.isdigit() or int(n) < 1:
+            raise RulesError(f"--cluster {spec}: local:N needs a number of workers N of 1 or more")
+        return "local", int(n)
+    if "://" in spec:
+        return "address", spec
+    raise RulesError(f"--cluster {spec}: give local, local:N or a scheduler address such as tcp://HOST:8786")
+
+
+@contextmanager
+def connect(spec: str):
+    """A Dask client: on a new ``LocalCluster`` (``local[:N]``: N worker processes of one task
+    each, the machine's cores shared out among them) or on the scheduler at an address."""
+    from distributed import Client, LocalCluster
+
+    kind, arg = parse_cluster(spec)
+    if kind == "local":
+        import logging
+
+        # memory_limit=0: a worker is never killed for its memory (a pair's peak is planned, and
+        # Dask's default share of the machine would stop the large ones); one task per worker.
+        with LocalCluster(
+            n_workers=arg, threads_per_worker=1, processes=True, memory_limit=0, dashboard_address=None,
+            silence_logs=logging.ERROR,
+        ) as cluster, Client(cluster) as client:
+            yield client
+        return
+    try:
+        client = Client(arg, timeout=CONNECT_TIMEOUT)
+    except (OSError, TimeoutError) as e:
+        raise ClusterError(f"cannot reach the Dask scheduler at {arg}: {e}") from None
+    with client:
+        yield client
+
+
+def _worker_facts(path: str) -> dict:
+    """Run on each worker: what the client checks before it submits anything."""
+    import numba
+
+    return {
+        "host": socket.gethostname(),
+        "cores": os.cpu_count() or 1,
+        "numba_threads": numba.config.NUMBA_NUM_THREADS,
+        "sees_database": os.path.isdir(path),
+        "code_version": code_version(),
+    }
+
+
+def kernel_threads(client, db_path: Path, threads: int | None) -> dict[str, int]:
+    """The numba threads each worker host's tasks use (by host name): ``threads`` if given, else
+    the host's cores shared equally among its workers. Refuses workers that run more than one
+    task at a time, cannot see the database, or run other code."""
+    try:
+        client.wait_for_workers(1, timeout=WORKER_WAIT)
+    except TimeoutError:
+        raise ClusterError(f"the Dask scheduler has no workers after {WORKER_WAIT} s (start some with: dask worker ADDRESS --nthreads 1)") from None
+    workers = client.scheduler_info(n_workers=-1)["workers"]
+    busy = [a for a, w in workers.items() if w.get("nthreads", 1) != 1]
+    if busy:
+        raise ClusterError(
+            f"worker {busy[0]} runs {workers[busy[0]]['nthreads']} tasks at a time; start workers with "
+            "--nthreads 1 (each task uses every core numba is given)"
+        )
+    facts = client.run(_worker_facts, str(subspace_dir(db_path)))
+    mine = code_version()
+    by_host: dict[str, list[dict]] = {}
+    for address, f in facts.items():
+        if not f["sees_database"]:
+            raise ClusterError(
+                f"worker {address} on {f['host']} cannot see {subspace_dir(db_path)}: the database must be "
+                "on a file system every worker shares, at the same path"
+            )
+        if f["code_version"] != mine:
+            raise ClusterError(f"worker {address} runs morris-solver {f['code_version']}, this client {mine}: install one version everywhere")
+        by_host.setdefault(f["host"], []).append(f)
+    if threads:
+        return {h: min(threads, fs[0]["numba_threads"]) for h, fs in by_host.items()}
+    return {h: max(1, min(fs[0]["numba_threads"], fs[0]["cores"] // len(fs))) for h, fs in by_host.items()}
+
+
+def run_job(rules: RuleSet, db_path: str, job: Job, threads: dict[str, int], *after) -> list[dict]:
+    """A task: solve ``job`` on this worker, write its subspace files, return their statistics.
+    ``after`` (the statistics of the jobs it reads) only orders it after them."""
+    import numba
+
+    numba.set_num_threads(threads.get(socket.gethostname(), numba.config.NUMBA_NUM_THREADS))
+    path = Path(db_path)
+    index = board_index(rules.board)
+    with Database(path, rules, must_exist=False) as db:
+        if job.pair is not None:
+            from .pair import solve_pair, warm_up
+
+            warm_up()
+            results = solve_pair(rules, index, *job.pair, SolvedValues(lambda x, y: db.values(x, y)))
+            written = [(r.values, stats_of_result(r)) for r in results]
+        else:
+            from .whole import solve_group, warm_up
+
+            warm_up()
+            written = [(r.values, r.stats) for r in solve_group(rules, index, job.group, lambda t: db.values(*t))]
+    write_subspace_files(path, rules, written)
+    return [stats for _, stats in written]
+
+
+def solve_on_cluster(
+    rules: RuleSet,
+    jobs: list[Job],
+    db_path: Path,
+    cluster: str,
+    threads: int | None = None,
+    echo: Callable[[str], None] = print,
+    on_job: Callable[[list[SolveRow]], None] | None = None,
+    on_client: Callable[[object], None] | None = None,
+) -> list[SolveRow]:
+    """Solve ``jobs`` (in dependency order) into ``db_path`` on a Dask cluster; ``on_job`` hears
+    each job's rows as it is finished or skipped; ``on_client`` is handed the client once the
+    tasks are submitted (tests use it to kill a worker)."""
+    on_job = on_job or (lambda rows: None)
+    db_path = Path(db_path).absolute()  # workers may run in other working directories
+    with writer_lock(db_path):
+        for line in relink(db_path, rules):
+            echo(line)
+        subspace_dir(db_path).mkdir(parents=True, exist_ok=True)
+        with Database(db_path, rules, must_exist=False) as db:
+            done = {j.name: [SolveRow(stats_of(db.info(*t)), skipped=True) for t in j.writes] for j in jobs if all(db.has(*t) for t in j.writes)}
+        with connect(cluster) as client:
+            per_host = kernel_threads(client, db_path, threads)
+            echo(f"solving {rules.describe()} on {len(client.scheduler_info(n_workers=-1)['workers'])} Dask workers into {db_path}")
+            return _run(client, rules, jobs, done, db_path, per_host, echo, on_job, on_client)
+
+
+def _run(client, rules, jobs, done, db_path, per_host, echo, on_job, on_client) -> list[SolveRow]:
+    from distributed import as_completed
+
+    writer = {t: j.name for j in jobs for t in j.writes}
+    token = uuid.uuid4().hex[:8]  # this run's keys: a long-lived scheduler may remember older ones
+    futures = {}
+    rows: dict[str, list[SolveRow]] = {}
+    for job in jobs:
+        if job.name in done:
+            rows[job.name] = done[job.name]
+            echo(f"{job.name}: done already, skipped")
+            on_job(done[job.name])
+            continue
+        after = sorted({writer[t] for t in job.reads if writer.get(t) in futures})
+        futures[job.name] = client.submit(
+            run_job, rules, str(db_path), job, per_host, *(futures[n] for n in after),
+            key=f"morris-{job.name.replace(' ', '_')}-{token}", pure=False, retries=RETRIES,
+        )
+    if on_client is not None:
+        on_client(client)
+    names = {f.key: name for name, f in futures.items()}
+    try:
+        for future in as_completed(list(futures.values())):
+            stats = future.result()  # a task's error is raised here, as the worker raised it
+            link_subspaces(db_path, rules)
+            rows[names[future.key]] = new = [SolveRow(s, skipped=False) for s in stats]
+            on_job(new)
+    finally:
+        for f in futures.values():
+            f.cancel()
+    if futures:
+        echo(f"wrote {sum(len(j.writes) for j in jobs if j.name in futures)} subspaces to {db_path}")
+    return [r for job in jobs for r in rows[job.name]]

@@ -34,18 +34,25 @@ DEFAULT_MAX_MEN = 4
     "--max-memory", type=str, default=None, metavar="SIZE",
     help="refuse a run whose peak memory exceeds SIZE, e.g. 16GiB [default: the machine's memory]",
 )
+@click.option(
+    "--cluster", type=str, default=None, metavar="SPEC",
+    help="solve on Dask: local[:N] (a local cluster of N worker processes, default 2) or a scheduler's "
+    "address tcp://HOST:PORT (workers started with --nthreads 1 that see the database's path)",
+)
 @quiet_option
 @json_option("a JSON object per finished or skipped pair, then a summary; no progress bars")
-def solve(rules_name, options, max_men, whole_game, extended, db_path, threads, dry_run, max_memory, quiet, as_json):
+def solve(rules_name, options, max_men, whole_game, extended, db_path, threads, dry_run, max_memory, cluster, quiet, as_json):
     """Solve the moving phase (no men in hand) up to --max-men men a side, or with --whole-game
     the whole game: the moving phase, then the placing phase (men in hand) tier by tier.
 
     Subspaces already in the database are skipped, so a rerun after an interruption resumes.
+    With --cluster the same plan runs as a Dask task graph: pairs (and groups of tiers) with no
+    path between them at the same time on different workers; --threads is then per worker.
     A run whose peak memory would not fit is refused before any work (see --dry-run). At a
     terminal, a bar per pair and one over the whole run (positions per second, time left).
     """
     from ..database.storage import default_path
-    from ..engine.plan import check_solvable, use_threads
+    from ..engine.plan import check_solvable
     from ..engine.run import solve as run_solve
 
     rules = get_rules(rules_name, options)
@@ -54,11 +61,11 @@ def solve(rules_name, options, max_men, whole_game, extended, db_path, threads, 
     if whole_game:
         if max_men is not None:
             raise RulesError("--whole-game solves every tier the game needs: leave out --max-men")
-        return solve_whole_game(rules, extended, db_path, threads, dry_run, max_memory, quiet, as_json)
+        return solve_whole_game(rules, extended, db_path, threads, dry_run, max_memory, cluster, quiet, as_json)
     if max_men is None:
         max_men = min(DEFAULT_MAX_MEN, rules.men, rules.board_data.n // 2)
     check_solvable(rules, max_men)
-    use_threads(threads)
+    check_cluster(cluster, threads)
     db_path = db_path or default_path(rules)
     limit = parse_size(max_memory) if max_memory else None
     bars = wanted(quiet, as_json)
@@ -78,20 +85,34 @@ def solve(rules_name, options, max_men, whole_game, extended, db_path, threads, 
             if not rows[0].skipped:
                 overall.advance(sum(r.stats["positions"] for r in rows))
 
-        rows = run_solve(
-            rules, max_men, db_path, threads=threads, progress=bars,
-            echo=(lambda line: None) if as_json else overall.echo, on_pair=on_pair,
-        )
+        echo = (lambda line: None) if as_json else overall.echo
+        if cluster:
+            from ..engine.cluster import moving_jobs, solve_on_cluster
+
+            rows = solve_on_cluster(rules, moving_jobs(rules, max_men), db_path, cluster, threads, echo=echo, on_job=on_pair)
+        else:
+            rows = run_solve(rules, max_men, db_path, threads=threads, progress=bars, echo=echo, on_pair=on_pair)
     report_rows(rows, time.perf_counter() - t0, db_path, rules, as_json, "subspaces", millions=True)
 
 
-def solve_whole_game(rules, extended, db_path, threads, dry_run, max_memory, quiet, as_json):
+def check_cluster(cluster, threads) -> None:
+    """Refuse a bad --cluster before any work; without one, set the kernels' threads here."""
+    from ..engine.plan import use_threads
+
+    if cluster:
+        from ..engine.cluster import parse_cluster
+
+        parse_cluster(cluster)
+    else:
+        use_threads(threads)
+
+
+def solve_whole_game(rules, extended, db_path, threads, dry_run, max_memory, cluster, quiet, as_json):
     """``morris solve --whole-game``: the moving phase the game needs, then the placing phase."""
     from ..database.storage import default_path
-    from ..engine.plan import use_threads
     from ..engine.whole import game_value_line, moving_men, solve_whole
 
-    use_threads(threads)
+    check_cluster(cluster, threads)
     db_path = db_path or default_path(rules)
     limit = parse_size(max_memory) if max_memory else None
     bars = wanted(quiet, as_json)
@@ -113,10 +134,26 @@ def solve_whole_game(rules, extended, db_path, threads, dry_run, max_memory, qui
         if as_json:
             echo_json({"event": "tiers", "skipped": rows[0].skipped, "subspaces": [r.stats for r in rows]})
 
-    rows = solve_whole(
-        rules, db_path, extended, threads=threads, progress=bars,
-        echo=(lambda line: None) if as_json else click.echo, on_group=on_group,
-    )
+    if cluster:
+        from ..engine.cluster import solve_on_cluster, whole_game_jobs
+
+        total = (sum(p.positions for p in plan.todo) if plan is not None else 0) + placing.to_dict()["positions_to_solve"]
+        with RunBar(total, "whole game", bars) as overall:
+
+            def on_job(rows):
+                on_group(rows)
+                if not rows[0].skipped:
+                    overall.advance(sum(r.stats["positions"] for r in rows))
+
+            rows = solve_on_cluster(
+                rules, whole_game_jobs(rules, extended), db_path, cluster, threads,
+                echo=(lambda line: None) if as_json else overall.echo, on_job=on_job,
+            )
+    else:
+        rows = solve_whole(
+            rules, db_path, extended, threads=threads, progress=bars,
+            echo=(lambda line: None) if as_json else click.echo, on_group=on_group,
+        )
     secs = time.perf_counter() - t0
     line = game_value_line(db_path, rules)
     report_rows(rows, secs, db_path, rules, as_json, "subspaces and tiers", game_value=line)

@@ -97,7 +97,7 @@ def connect(spec: str):
         # memory_limit=0: a worker is never killed for its memory (a pair's peak is planned, and
         # Dask's default share of the machine would stop the large ones); one task per worker.
         with LocalCluster(
-            n_workers=arg, threads_per_worker=1, processes=True, memory_limit=0, dashboard_address=None,
+            n_workers=arg, threads_per_worker=1, processes=True, memory_limit=0, dashboard_address=":0",
             silence_logs=logging.ERROR,
         ) as cluster, Client(cluster) as client:
             yield client
@@ -200,6 +200,8 @@ def solve_on_cluster(
         subspace_dir(db_path).mkdir(parents=True, exist_ok=True)
         with Database(db_path, rules, must_exist=False) as db:
             done = {j.name: [SolveRow(stats_of(db.info(*t)), skipped=True) for t in j.writes] for j in jobs if all(db.has(*t) for t in j.writes)}
+        if len(done) == len(jobs):  # nothing to do: no cluster to start
+            return _run(None, rules, jobs, done, db_path, {}, echo, on_job, None)
         with connect(cluster) as client:
             per_host = kernel_threads(client, db_path, threads)
             echo(f"solving {rules.describe()} on {len(client.scheduler_info(n_workers=-1)['workers'])} Dask workers into {db_path}")

@@ -1,0 +1,155 @@
+"""``morris solve --cluster``: the plan run as a Dask task graph gives the database a single
+process gives, checksum for checksum, and survives a worker killed in the middle of a pair and a
+client stopped between pairs.
+
+Most tests share one ``LocalCluster`` of two worker processes and reach it by its address, the way
+``--cluster tcp://HOST:PORT`` reaches a scheduler started by hand."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from solver.cli import main
+from solver.database.storage import Database, subspace_dir, subspace_name
+from solver.engine import cluster as cluster_mod
+from solver.engine.cluster import moving_jobs, parse_cluster, solve_on_cluster, whole_game_jobs
+from solver.engine.whole import game_value_line, solve_whole
+from solver.rules import get_rules
+
+distributed = pytest.importorskip("distributed")
+quiet = {"echo": lambda s: None}
+
+
+def checksums(path: Path) -> dict[str, str]:
+    with Database(path) as db:
+        return {s.name: s.checksum for s in db.tiers()}
+
+
+@pytest.fixture(scope="module")
+def local_cluster():
+    """Two worker processes of one task each, as ``--cluster local:2`` starts them."""
+    import logging
+
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, memory_limit=0, dashboard_address=":0",
+        silence_logs=logging.ERROR,
+    ) as cluster:
+        yield cluster
+
+
+def test_cli_local_cluster_gives_the_single_process_database(tmp_path, solved_db):
+    db = tmp_path / "cluster.h5"
+    res = CliRunner().invoke(main, ["solve", "--cluster", "local:2", "--max-men", "4", "--db", str(db)])
+    assert res.exit_code == 0, res.output + res.stderr
+    assert "on 2 Dask workers" in res.output
+    assert "4 subspaces solved, 0 skipped" in res.output
+    assert checksums(db) == checksums(solved_db("standard", 4))
+
+
+def test_whole_game_on_a_cluster_equals_the_single_process_solve(tmp_path, local_cluster):
+    rules = get_rules("six")
+    serial, spread = tmp_path / "serial.h5", tmp_path / "spread.h5"
+    solve_whole(rules, serial, progress=False, **quiet)
+    rows = solve_on_cluster(rules, whole_game_jobs(rules), spread, local_cluster.scheduler_address, **quiet)
+    assert all(not r.skipped for r in rows)
+    assert checksums(spread) == checksums(serial)
+    assert any(name.count("-") == 3 for name in checksums(spread))  # tiers with men in hand are there
+    assert game_value_line(spread) == game_value_line(serial)
+
+
+def test_a_worker_killed_in_the_middle_of_a_pair_changes_nothing(tmp_path, local_cluster, solved_db):
+    """The worker solving 3-5 and 5-3 (seconds on one core) is killed while that task runs: Dask
+    runs the pair again elsewhere, and the database is the single process's."""
+    rules = get_rules("standard")
+    target = "3-5_and_5-3"
+    killed: list[str] = []
+
+    def executing(dask_worker) -> list[str]:
+        return [str(ts.key) for ts in dask_worker.state.executing]
+
+    def kill_when_running(client) -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not killed:
+            running = client.run(executing)
+            for address, keys in running.items():
+                if any(target in k for k in keys):
+                    pid = client.run(os.getpid, workers=[address])[address]
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(address)
+                    return
+            time.sleep(0.05)
+
+    watcher: list[threading.Thread] = []
+
+    def on_client(client) -> None:
+        watcher.append(threading.Thread(target=kill_when_running, args=(client,), daemon=True))
+        watcher[0].start()
+
+    db = tmp_path / "killed.h5"
+    solve_on_cluster(rules, moving_jobs(rules, 5), db, local_cluster.scheduler_address, on_client=on_client, **quiet)
+    watcher[0].join(timeout=10)
+    assert killed, "the pair 3-5 was never seen running, so no worker was killed"
+    assert checksums(db) == checksums(solved_db("standard", 5))
+
+
+def test_a_stopped_client_resumes_from_the_finished_pairs(tmp_path, local_cluster, solved_db):
+    rules = get_rules("standard")
+    db = tmp_path / "stopped.h5"
+
+    def stop_after_first(rows) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        solve_on_cluster(rules, moving_jobs(rules, 4), db, local_cluster.scheduler_address, on_job=stop_after_first, **quiet)
+    finished = set(checksums(db))
+    assert finished and len(finished) < 4
+    rows = solve_on_cluster(rules, moving_jobs(rules, 4), db, local_cluster.scheduler_address, **quiet)
+    skipped = {subspace_name(r.stats["mover"], r.stats["opponent"]) for r in rows if r.skipped}
+    # (a pair its worker was still solving when the client stopped may have been written since)
+    assert finished <= skipped and len(skipped) < len(rows)
+    assert checksums(db) == checksums(solved_db("standard", 4))
+    assert not [p for p in subspace_dir(db).iterdir() if p.name.endswith(".tmp")]
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [("locl:2", "give local, local:N or a scheduler address"), ("local:0", "local:N needs a number of workers N of 1 or more")],
+)
+def test_a_bad_cluster_is_one_line(tmp_path, spec, message):
+    res = CliRunner().invoke(main, ["solve", "--cluster", spec, "--db", str(tmp_path / "x.h5")])
+    assert res.exit_code == 2
+    assert res.stderr.strip().startswith(f"error: --cluster {spec}: {message}")
+    assert len(res.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "x.h5").exists()
+
+
+def test_an_unreachable_scheduler_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(cluster_mod, "CONNECT_TIMEOUT", "1s")
+    res = CliRunner().invoke(main, ["solve", "--cluster", "tcp://127.0.0.1:9", "--db", str(tmp_path / "x.h5")])
+    assert res.exit_code == 1
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: cannot reach the Dask scheduler at tcp://127.0.0.1:9")
+
+
+def test_workers_running_several_tasks_at_once_are_refused(tmp_path):
+    import logging
+
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0", silence_logs=logging.ERROR
+    ) as cluster:
+        res = CliRunner().invoke(main, ["solve", "--cluster", cluster.scheduler_address, "--db", str(tmp_path / "x.h5")])
+    assert res.exit_code == 1
+    assert "runs 2 tasks at a time; start workers with --nthreads 1" in res.stderr
+
+
+def test_parse_cluster():
+    assert parse_cluster("local") == ("local", cluster_mod.DEFAULT_LOCAL_WORKERS)
+    assert parse_cluster("local:3") == ("local", 3)
+    assert parse_cluster("tcp://10.0.0.1:8786") == ("address", "tcp://10.0.0.1:8786")

@@ -116,6 +116,9 @@ def test_a_stopped_client_resumes_from_the_finished_pairs(tmp_path, local_cluste
     assert finished <= skipped and len(skipped) < len(rows)
     assert checksums(db) == checksums(solved_db("standard", 4))
     assert not [p for p in subspace_dir(db).iterdir() if p.name.endswith(".tmp")]
+    # finished: a third run skips everything and reaches for no cluster (nothing listens there)
+    rows = solve_on_cluster(rules, moving_jobs(rules, 4), db, "tcp://127.0.0.1:9", **quiet)
+    assert all(r.skipped for r in rows) and len(rows) == 4
 
 
 @pytest.mark.parametrize(

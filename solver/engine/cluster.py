@@ -230,7 +230,7 @@ def _run(client, rules, jobs, done, db_path, per_host, echo, on_job, on_client) 
         on_client(client)
     names = {f.key: name for name, f in futures.items()}
     try:
-        for future in as_completed(list(futures.values())):
+        for future in as_completed(list(futures.values())) if futures else ():
             stats = future.result()  # a task's error is raised here, as the worker raised it
             link_subspaces(db_path, rules)
             rows[names[future.key]] = new = [SolveRow(s, skipped=False) for s in stats]

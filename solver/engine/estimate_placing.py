@@ -76,6 +76,16 @@ def internal_moves(rules: RuleSet, n: int, t) -> int:
     return a * (5 if rules.board == "diagonal" else 4) + 1
 
 
+def group_working_bytes(rules: RuleSet, index, g) -> int:
+    """What solving group ``g`` allocates beyond the tiers it reads."""
+    slots = sum(index.slots(t[0], t[1]) for t in g.tiers)
+    working = slots * PASS_BYTES_PER_SLOT
+    if g.cycles:
+        edges = sum(index.slots(t[0], t[1]) * internal_moves(rules, index.n, t) for t in g.tiers)
+        working += slots * (SUMMARY_BYTES_PER_SLOT + GRAPH_BYTES_PER_SLOT) + edges * GRAPH_BYTES_PER_EDGE
+    return working
+
+
 def plan_placing(
     rules: RuleSet,
     extended: bool = False,
@@ -108,10 +118,7 @@ def plan_placing(
         is_done = all(t in done for t in g.tiers)
         if not is_done:
             held = (held & needed_from[i]) | set(needed_by(rules, g))
-        working = slots * PASS_BYTES_PER_SLOT
-        if g.cycles:
-            edges = sum(index.slots(t[0], t[1]) * internal_moves(rules, n, t) for t in g.tiers)
-            working += slots * (SUMMARY_BYTES_PER_SLOT + GRAPH_BYTES_PER_SLOT) + edges * GRAPH_BYTES_PER_EDGE
+        working = group_working_bytes(rules, index, g)
         inputs = sum(index.slots(t[0], t[1]) * VALUE_BYTES for t in held)
         if not is_done and base + working + inputs > peak:
             peak, peak_group = base + working + inputs, g.name

@@ -156,3 +156,12 @@ def test_parse_cluster():
     assert parse_cluster("local") == ("local", cluster_mod.DEFAULT_LOCAL_WORKERS)
     assert parse_cluster("local:3") == ("local", 3)
     assert parse_cluster("tcp://10.0.0.1:8786") == ("address", "tcp://10.0.0.1:8786")
+
+
+def test_a_local_cluster_whose_workers_would_not_fit_together_is_refused(tmp_path):
+    """The chain to 5 men peaks near 1 GiB: one worker fits in 1.5 GiB, two do not."""
+    db = tmp_path / "x.h5"
+    res = CliRunner().invoke(main, ["solve", "--cluster", "local:2", "--max-men", "5", "--max-memory", "1.5GiB", "--db", str(db)])
+    assert res.exit_code == 1
+    assert "2 workers may each hold about" in res.stderr and "use fewer workers" in res.stderr
+    assert not db.exists()

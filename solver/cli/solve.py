@@ -73,6 +73,7 @@ def solve(rules_name, options, max_men, whole_game, extended, db_path, threads, 
     if dry_run:
         show_plan(plan, db_path, as_json)
     check_fits(plan)
+    check_local_workers(cluster, [plan.peak.peak_bytes if plan.peak else 0], plan.memory_bytes)
     if dry_run:
         return
 
@@ -126,6 +127,8 @@ def solve_whole_game(rules, extended, db_path, threads, dry_run, max_memory, clu
     if plan is not None:
         check_fits(plan)
     check_placing_fits(placing)
+    peaks = [plan.peak.peak_bytes if plan is not None and plan.peak else 0, placing.peak_bytes]
+    check_local_workers(cluster, peaks, placing.memory_bytes)
     if dry_run:
         return
     t0 = time.perf_counter()
@@ -192,6 +195,20 @@ def make_placing_plan(rules, extended, db_path, limit, moving_plan):
             done = {s.tier for s in db.tiers()}
     speed = moving_plan.speed if moving_plan is not None else None
     return plan_placing(rules, extended, done, memory_bytes=limit, speed=speed)
+
+
+def check_local_workers(cluster, peaks, memory_bytes) -> None:
+    """``--cluster local:N`` runs up to N jobs at once on this machine: N of the largest must fit."""
+    from ..engine.cluster import parse_cluster
+
+    if not cluster or parse_cluster(cluster)[0] != "local":
+        return
+    workers = parse_cluster(cluster)[1]
+    if workers > 1 and workers * max(peaks) > memory_bytes:
+        raise PlanError(
+            f"--cluster {cluster}: {workers} workers may each hold about {mib(max(peaks)):,} MiB at once, more than the "
+            f"{mib(memory_bytes):,} MiB allowed (use fewer workers, or --max-memory)"
+        )
 
 
 def check_placing_fits(plan) -> None:

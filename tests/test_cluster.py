@@ -165,3 +165,15 @@ def test_a_local_cluster_whose_workers_would_not_fit_together_is_refused(tmp_pat
     assert res.exit_code == 1
     assert "2 workers may each hold about" in res.stderr and "use fewer workers" in res.stderr
     assert not db.exists()
+
+
+def test_workers_whose_memory_limit_is_below_the_largest_job_are_refused(tmp_path):
+    import logging
+
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, memory_limit="100MiB", dashboard_address=":0",
+        silence_logs=logging.ERROR,
+    ) as cluster:
+        res = CliRunner().invoke(main, ["solve", "--cluster", cluster.scheduler_address, "--db", str(tmp_path / "x.h5")])
+    assert res.exit_code == 1
+    assert "may use 100 MiB" in res.stderr and "start workers with --memory-limit 0" in res.stderr

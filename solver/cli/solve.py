@@ -90,7 +90,10 @@ def solve(rules_name, options, max_men, whole_game, extended, db_path, threads, 
         if cluster:
             from ..engine.cluster import moving_jobs, solve_on_cluster
 
-            rows = solve_on_cluster(rules, moving_jobs(rules, max_men), db_path, cluster, threads, echo=echo, on_job=on_pair)
+            rows = solve_on_cluster(
+                rules, moving_jobs(rules, max_men), db_path, cluster, threads, echo=echo, on_job=on_pair,
+                job_bytes=plan.peak.peak_bytes if plan.peak else 0,
+            )
         else:
             rows = run_solve(rules, max_men, db_path, threads=threads, progress=bars, echo=echo, on_pair=on_pair)
     report_rows(rows, time.perf_counter() - t0, db_path, rules, as_json, "subspaces", millions=True)
@@ -150,7 +153,7 @@ def solve_whole_game(rules, extended, db_path, threads, dry_run, max_memory, clu
 
             rows = solve_on_cluster(
                 rules, whole_game_jobs(rules, extended), db_path, cluster, threads,
-                echo=(lambda line: None) if as_json else overall.echo, on_job=on_job,
+                echo=(lambda line: None) if as_json else overall.echo, on_job=on_job, job_bytes=max(peaks),
             )
     else:
         rows = solve_whole(

@@ -123,10 +123,11 @@ def _worker_facts(path: str) -> dict:
     }
 
 
-def kernel_threads(client, db_path: Path, threads: int | None) -> dict[str, int]:
+def kernel_threads(client, db_path: Path, threads: int | None, job_bytes: int = 0) -> dict[str, int]:
     """The numba threads each worker host's tasks use (by host name): ``threads`` if given, else
     the host's cores shared equally among its workers. Refuses workers that run more than one
-    task at a time, cannot see the database, or run other code."""
+    task at a time, would be stopped by their memory limit before ``job_bytes`` (the plan's
+    largest job), cannot see the database, or run other code."""
     try:
         client.wait_for_workers(1, timeout=WORKER_WAIT)
     except TimeoutError:
@@ -137,6 +138,12 @@ def kernel_threads(client, db_path: Path, threads: int | None) -> dict[str, int]
         raise ClusterError(
             f"worker {busy[0]} runs {workers[busy[0]]['nthreads']} tasks at a time; start workers with "
             "--nthreads 1 (each task uses every core numba is given)"
+        )
+    small = [a for a, w in workers.items() if 0 < w.get("memory_limit", 0) < job_bytes]
+    if small:
+        raise ClusterError(
+            f"worker {small[0]} may use {workers[small[0]]['memory_limit'] / 2**20:,.0f} MiB, and the largest job of this "
+            f"plan needs about {job_bytes / 2**20:,.0f} MiB: start workers with --memory-limit 0 (or a larger limit)"
         )
     facts = client.run(_worker_facts, str(subspace_dir(db_path)))
     mine = code_version()
@@ -188,10 +195,12 @@ def solve_on_cluster(
     echo: Callable[[str], None] = print,
     on_job: Callable[[list[SolveRow]], None] | None = None,
     on_client: Callable[[object], None] | None = None,
+    job_bytes: int = 0,
 ) -> list[SolveRow]:
     """Solve ``jobs`` (in dependency order) into ``db_path`` on a Dask cluster; ``on_job`` hears
     each job's rows as it is finished or skipped; ``on_client`` is handed the client once the
-    tasks are submitted (tests use it to kill a worker)."""
+    tasks are submitted (tests use it to kill a worker); ``job_bytes``: the plan's largest job's
+    peak memory, which every worker's memory limit must allow."""
     on_job = on_job or (lambda rows: None)
     db_path = Path(db_path).absolute()  # workers may run in other working directories
     with writer_lock(db_path):
@@ -203,7 +212,7 @@ def solve_on_cluster(
         if len(done) == len(jobs):  # nothing to do: no cluster to start
             return _run(None, rules, jobs, done, db_path, {}, echo, on_job, None)
         with connect(cluster) as client:
-            per_host = kernel_threads(client, db_path, threads)
+            per_host = kernel_threads(client, db_path, threads, job_bytes)
             echo(f"solving {rules.describe()} on {len(client.scheduler_info(n_workers=-1)['workers'])} Dask workers into {db_path}")
             return _run(client, rules, jobs, done, db_path, per_host, echo, on_job, on_client)
 

@@ -144,14 +144,16 @@ def test_six_whole_game_command_matches_reference(tmp_path):
     assert assert_matches_reference(path, rules, ref) == sum(s.mover.size for s in ref.values()) > 49_000_000
 
     with open_database(path) as db:
-        # the start and the 16 positions after White's first man: every move's value, whose
-        # second plies (tier 1-1-5-5) hold wins in up to 29 plies
+        # the start and the 16 positions after White's first man: every move's value (the second
+        # plies lead to tier 1-1-5-5, where White wins in up to 29 plies)
         start = db.analyse("................ w 6 6")
         assert (start.probe.value, start.probe.plies) == start_value(ref, rules)
         assert len(start.moves) == 16
         firsts = db.analyse_many([m.after for m in start.moves])
         seconds = [m for a in firsts for m in a.moves]
-        assert len(seconds) == 16 * 15 and any(m.value == "win" for m in seconds)
+        assert len(seconds) == 16 * 15
+        # Black's second man lets White win (tier 1-1-5-5's wins) in 64 of them
+        assert sum(m.value == "loss" for m in seconds) == int(np.sum(ref[(1, 1, 5, 5)].value == WIN)) == 64
         for a in [start, *firsts]:
             pos = a.position
             assert (a.probe.value, a.probe.plies) == lookup_whole(ref, pos.mover, pos.opponent, pos.hand_mover, pos.hand_opponent)

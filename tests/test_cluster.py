@@ -65,42 +65,75 @@ def test_whole_game_on_a_cluster_equals_the_single_process_solve(tmp_path, local
     assert game_value_line(spread) == game_value_line(serial)
 
 
+class WorkerKiller:
+    """``on_client`` for ``solve_on_cluster``: a thread that watches the workers and kills (SIGKILL)
+    the first one seen running a task whose key holds ``target``."""
+
+    def __init__(self, target: str):
+        self.target = target
+        self.killed: list[str] = []
+        self.thread: threading.Thread | None = None
+
+    def __call__(self, client) -> None:
+        self.thread = threading.Thread(target=self._watch, args=(client,), daemon=True)
+        self.thread.start()
+
+    @staticmethod
+    def _executing(dask_worker) -> list[str]:
+        return [str(ts.key) for ts in dask_worker.state.executing]
+
+    def _watch(self, client) -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            for address, keys in client.run(self._executing).items():
+                if any(self.target in k for k in keys):
+                    pid = client.run(os.getpid, workers=[address])[address]
+                    os.kill(pid, signal.SIGKILL)
+                    self.killed.append(address)
+                    return
+            time.sleep(0.05)
+
+    def join(self) -> list[str]:
+        if self.thread is not None:
+            self.thread.join(timeout=10)
+        return self.killed
+
+
 def test_a_worker_killed_in_the_middle_of_a_pair_changes_nothing(tmp_path, local_cluster):
     """The worker solving 3-5 and 5-3 (seconds on one core) is killed while that task runs: Dask
     runs the pair again elsewhere, and the database is the single process's (its checksums as
     benchmarks/checksums/standard-6.json records them, from a run whose full verify passed)."""
     rules = get_rules("standard")
-    target = "3-5_and_5-3"
-    killed: list[str] = []
-
-    def executing(dask_worker) -> list[str]:
-        return [str(ts.key) for ts in dask_worker.state.executing]
-
-    def kill_when_running(client) -> None:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and not killed:
-            running = client.run(executing)
-            for address, keys in running.items():
-                if any(target in k for k in keys):
-                    pid = client.run(os.getpid, workers=[address])[address]
-                    os.kill(pid, signal.SIGKILL)
-                    killed.append(address)
-                    return
-            time.sleep(0.05)
-
-    watcher: list[threading.Thread] = []
-
-    def on_client(client) -> None:
-        watcher.append(threading.Thread(target=kill_when_running, args=(client,), daemon=True))
-        watcher[0].start()
-
+    killer = WorkerKiller("3-5_and_5-3")
     db = tmp_path / "killed.h5"
-    solve_on_cluster(rules, moving_jobs(rules, 5), db, local_cluster.scheduler_address, on_client=on_client, **quiet)
-    watcher[0].join(timeout=10)
-    assert killed, "the pair 3-5 was never seen running, so no worker was killed"
+    solve_on_cluster(rules, moving_jobs(rules, 5), db, local_cluster.scheduler_address, on_client=killer, **quiet)
+    assert killer.join(), "the pair 3-5 was never seen running, so no worker was killed"
     recorded = json.loads((Path(__file__).parents[1] / "benchmarks/checksums/standard-6.json").read_text())
     got = checksums(db)
     assert len(got) == 9 and got == {name: recorded[name] for name in got}
+
+
+def test_a_job_that_keeps_killing_its_workers_is_one_line_and_keeps_finished_work(tmp_path):
+    """With no second chance (Dask's allowed-failures = 0), the killed pair ends the run with a
+    ClusterError naming it; the pairs finished before it stay in the database."""
+    import logging
+
+    import dask
+
+    from solver.errors import ClusterError
+
+    rules = get_rules("standard")
+    killer = WorkerKiller("3-5_and_5-3")
+    db = tmp_path / "dies.h5"
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, memory_limit=0, dashboard_address=":0",
+        silence_logs=logging.CRITICAL,
+    ) as cluster:
+        with pytest.raises(ClusterError, match="3-5 and 5-3: every worker that took it died"):
+            solve_on_cluster(rules, moving_jobs(rules, 5), db, cluster.scheduler_address, on_client=killer, **quiet)
+    assert killer.join()
+    assert {"3-3", "3-4", "4-3"} <= set(checksums(db))
+    assert "3-5" not in checksums(db)
 
 
 def test_a_stopped_client_resumes_from_the_finished_pairs(tmp_path, local_cluster, solved_db):

@@ -218,7 +218,7 @@ def solve_on_cluster(
 
 
 def _run(client, rules, jobs, done, db_path, per_host, echo, on_job, on_client) -> list[SolveRow]:
-    from distributed import as_completed
+    from distributed import KilledWorker, as_completed
 
     writer = {t: j.name for j in jobs for t in j.writes}
     token = uuid.uuid4().hex[:8]  # this run's keys: a long-lived scheduler may remember older ones
@@ -240,7 +240,13 @@ def _run(client, rules, jobs, done, db_path, per_host, echo, on_job, on_client) 
     names = {f.key: name for name, f in futures.items()}
     try:
         for future in as_completed(list(futures.values())) if futures else ():
-            stats = future.result()  # a task's error is raised here, as the worker raised it
+            try:
+                stats = future.result()  # a task's error is raised here, as the worker raised it
+            except KilledWorker:
+                raise ClusterError(
+                    f"{names[future.key]}: every worker that took it died (out of memory? see the workers' logs); "
+                    "finished work is kept, run the same command again to resume"
+                ) from None
             link_subspaces(db_path, rules)
             rows[names[future.key]] = new = [SolveRow(s, skipped=False) for s in stats]
             on_job(new)

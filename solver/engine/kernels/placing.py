@@ -25,7 +25,8 @@ from ...rules.movegen import MAX_MOVES, OPT_FULL_DRAW, OPT_MILL_WINS, apply_move
 from ...values import DUP, MAX_PLIES
 from ...jit import helper
 from .codes import CHUNK, NOLOSS
-from .slots import slot_of
+from .prefetch import prefetch
+from .slots import slot_from, slot_of
 
 KINDS = 8  # successor kinds: placement removing 0..3 men, move (or pass) removing 0..3
 MOVE = 4
@@ -69,10 +70,15 @@ def tier_pass(a, b, ha, hb, value, nint, win_at, loss_at, succ, internal, g, ix)
     keep = nint.shape[0] == slots
     n = g.n
     full = (1 << n) - 1
+    mask_info, binom = ix.mask_info, ix.binom
     nchunks = (slots + CHUNK - 1) // CHUNK
     bad = np.zeros(nchunks, dtype=np.int64)
     for c in nb.prange(nchunks):
         buf = np.empty((MAX_MOVES, 5), dtype=np.int64)
+        kinds = np.empty(MAX_MOVES, dtype=np.int64)
+        movers = np.empty(MAX_MOVES, dtype=np.int64)
+        others = np.empty(MAX_MOVES, dtype=np.int64)
+        ranks = np.empty(MAX_MOVES, dtype=np.int64)
         for s in range(c * CHUNK, min(slots, (c + 1) * CHUNK)):
             if keep:
                 nint[s] = 0
@@ -94,17 +100,35 @@ def tier_pass(a, b, ha, hb, value, nint, win_at, loss_at, succ, internal, g, ix)
             if k == 0:
                 value[s] = 1  # blocked: a loss in 0
                 continue
+            # Three passes over the successors, so that the loads of one pass overlap: the
+            # successors' mover entries of the 64 MB mask_info table are asked for, then their
+            # slots are ranked and their values asked for, then the values are read.
             best_win, worst_loss, count = 0, 0, 0
             for j in range(k):
                 me2, opp2, hand2 = apply_move(m, o, ha, buf[j, 0], buf[j, 1], buf[j, 2], buf[j, 3], buf[j, 4])
+                t = successor_kind(buf[j, 0], buf[j, 1], buf[j, 2], buf[j, 3], buf[j, 4])
                 if popcount(opp2) + hb < 3:
                     best_win = 1  # the opponent is left with two men: a win in 1
-                    continue
-                t = successor_kind(buf[j, 0], buf[j, 1], buf[j, 2], buf[j, 3], buf[j, 4])
-                if internal[t]:
+                    t = -1
+                elif internal[t]:
                     count += 1
+                    t = -1
+                else:
+                    prefetch(mask_info, opp2)
+                kinds[j], movers[j], others[j] = t, opp2, me2
+            for j in range(k):
+                t = kinds[j]
+                if t >= 0:
+                    mv, ot = movers[j], others[j]
+                    slot = slot_from(mv, ot, mask_info[mv], binom[n - popcount(mv), popcount(ot)], ix)
+                    ranks[j] = slot
+                    if slot < succ[t].shape[0]:
+                        prefetch(succ[t], slot)
+            for j in range(k):
+                t = kinds[j]
+                if t < 0:
                     continue
-                slot = slot_of(opp2, me2, ix)
+                slot = ranks[j]
                 if slot >= succ[t].shape[0]:
                     bad[c] += 1
                     continue

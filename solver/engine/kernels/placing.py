@@ -156,21 +156,27 @@ def tier_edges(a, b, ha, hb, value, nint, ptr, dst, twin_offset, internal, g, ix
     ``dst[ptr[s] ...]`` as numbers of the group (``twin_offset`` + the twin's slot)."""
     slots = value.shape[0]
     nchunks = (slots + CHUNK - 1) // CHUNK
+    mask_info = ix.mask_info
     for c in nb.prange(nchunks):
         buf = np.empty((MAX_MOVES, 5), dtype=np.int64)
+        movers = np.empty(MAX_MOVES, dtype=np.int64)
+        others = np.empty(MAX_MOVES, dtype=np.int64)
         for s in range(c * CHUNK, min(slots, (c + 1) * CHUNK)):
             if nint[s] == 0:
                 continue
             m, o = unrank_position(a, b, s, ix)
             k = generate_moves(m, o, ha, hb, g, buf)
-            e = ptr[s]
+            inside = 0  # (as in tier_pass: the mask_info entries are asked for before they are read)
             for j in range(k):
                 me2, opp2, hand2 = apply_move(m, o, ha, buf[j, 0], buf[j, 1], buf[j, 2], buf[j, 3], buf[j, 4])
                 if popcount(opp2) + hb < 3:
                     continue
                 if internal[successor_kind(buf[j, 0], buf[j, 1], buf[j, 2], buf[j, 3], buf[j, 4])]:
-                    dst[e] = twin_offset + slot_of(opp2, me2, ix)
-                    e += 1
+                    prefetch(mask_info, opp2)
+                    movers[inside], others[inside] = opp2, me2
+                    inside += 1
+            for j in range(inside):
+                dst[ptr[s] + j] = twin_offset + slot_of(movers[j], others[j], ix)
 
 
 @nb.njit(cache=True)

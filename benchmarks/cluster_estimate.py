@@ -11,9 +11,9 @@ write what it reads) without solving anything, and gives each job:
   (``estimate.plan_run`` for a pair alone, ``estimate_placing.group_working_bytes`` for a group);
 - its CPU-seconds at the rates measured on this project's 2-core workstation (benchmarks/RESULTS.md):
   the moving phase at ``--moving-rate`` positions per CPU-second (the standard 9-men run: 8.9 G
-  positions in 12,387 CPU-s), the placing phase at ``--placing-rate`` (the largest tiers of the
-  standard board with 6 men) and, where moves cycle inside a group (Lasker), ``--cycling-rate``
-  (Lasker with 5 men a side: 54.4 M positions in such groups in 175 CPU-s).
+  positions in 12,387 CPU-s), the placing phase at ``--placing-rate`` (the placing tiers of the
+  standard board with 5 men: 25.0 M positions in 18.2 CPU-s) and, where moves cycle inside a group
+  (Lasker), ``--cycling-rate`` (Lasker with 4 men a side: 2.78 M positions in such groups in 4.5 CPU-s).
 
 Then it schedules the graph on N machines (one job at a time per machine, every core on it: the
 ``--nthreads 1`` workers of the README), each job as soon as its inputs are done and a machine is
@@ -102,8 +102,8 @@ def main() -> None:
         help="CPU-seconds of a 2-thread run / those of the same run on --cores threads (the 16-core device: 0.63 on the chain to 5 men)",
     )
     p.add_argument("--moving-rate", type=float, default=0.72e6)
-    p.add_argument("--placing-rate", type=float, default=0.45e6)
-    p.add_argument("--cycling-rate", type=float, default=0.3e6)
+    p.add_argument("--placing-rate", type=float, default=1.3e6)
+    p.add_argument("--cycling-rate", type=float, default=0.6e6)
     args = p.parse_args()
     print(
         f"machines of {args.cores} cores and {args.memory:g} GiB; per CPU-second: moving {args.moving_rate / 1e6:.2f} M, "

@@ -23,11 +23,12 @@ SUMMARY_BYTES_PER_SLOT = 4 + 2 + 2  # nint, win_at, loss_at: where moves cycle
 GRAPH_BYTES_PER_SLOT = 8 + 8 + 8 + 1 + 2 * 16  # pointers, reversed pointers, fill, state, bucket entries
 GRAPH_BYTES_PER_EDGE = 8 + 8  # a successor and a predecessor
 # Positions per second of the placing phase on the machine of the recorded reference run
-# (``reference_run.HOST``): the largest placing tiers of ``-o men=6`` on the standard board ran at
-# about 0.45 M positions per CPU-second (benchmarks/RESULTS.md), 0.9 M/s on its two cores; the
-# larger tiers of more men read larger successor tiers at random, so less. ``speed`` scales it
-# to this machine.
-REFERENCE_RATE = 0.8e6
+# (``reference_run.HOST``): the placing tiers of ``-o men=5`` on the standard board ran at 1.33 M
+# positions per CPU-second (benchmarks/RESULTS.md, 2026-11-24, the pass that asks for its
+# successors' table entries and values before it reads them); the larger tiers of more men read
+# larger successor tiers at random, so less per core, and two cores do not quite double it.
+# ``speed`` scales it to this machine.
+REFERENCE_RATE = 2.0e6
 
 
 @dataclass

@@ -3,7 +3,7 @@
     python benchmarks/bench_cluster.py --max-men 6                  # moving phase, local:2 vs one process
     python benchmarks/bench_cluster.py --whole-game --rules six     # a whole game
     python benchmarks/bench_cluster.py --max-men 6 --cluster local:1 --cluster local:2
-    python benchmarks/bench_cluster.py --max-men 6 --threads 2     # each worker on every core
+    python benchmarks/bench_cluster.py --max-men 6 --threads 1     # each worker on one core
 
 Solves into fresh temporary databases: once in this process (``solver.engine.run.solve`` or
 ``whole.solve_whole``, every core), then once per ``--cluster`` (``solver.engine.cluster``: a new
@@ -42,7 +42,7 @@ def main() -> None:
     p.add_argument("--max-men", type=int, default=6)
     p.add_argument("--whole-game", action="store_true")
     p.add_argument("--cluster", action="append", default=[], help="a --cluster spec (repeatable) [default: local:2]")
-    p.add_argument("--threads", type=int, default=None, help="numba threads per worker [default: the cores shared out]")
+    p.add_argument("--threads", type=int, default=None, help="numba threads per worker [default: every core]")
     args = p.parse_args()
     rules = make_rules(args.rules, args.option or None)
     jobs = whole_game_jobs(rules) if args.whole_game else moving_jobs(rules, args.max_men)

@@ -129,7 +129,8 @@ def test_a_job_that_keeps_killing_its_workers_is_one_line_and_keeps_finished_wor
         n_workers=2, threads_per_worker=1, processes=True, memory_limit=0, dashboard_address=":0",
         silence_logs=logging.CRITICAL,
     ) as cluster:
-        with pytest.raises(ClusterError, match="3-5 and 5-3: every worker that took it died"):
+        # (4-4, queued on the same worker behind 3-5, may be the job reported)
+        with pytest.raises(ClusterError, match=r"^(3-5 and 5-3|4-4): every worker that took it died"):
             solve_on_cluster(rules, moving_jobs(rules, 5), db, cluster.scheduler_address, on_client=killer, **quiet)
     assert killer.join()
     assert {"3-3", "3-4", "4-3"} <= set(checksums(db))

@@ -99,11 +99,15 @@ def solve_pair(
                 progress(hi - lo)
         lap("initialise")
         # Positions whose removals may win: found backwards from the losses they remove into.
+        # Where a move removes one man at most, the pass settles their codes itself; otherwise
+        # it marks candidates whose codes are computed one by one, forwards.
+        settle = most == 1 and rules.mill_wins == "off"
         for removed, smaller in zip((1, 2, 3), fewer[h]):
             if smaller is not NONE:
-                removals.mark_removal_candidates(x, y, value[h], count[h], removal[h], y - removed, smaller, g, ix)
+                removals.mark_removal_candidates(x, y, value[h], count[h], removal[h], y - removed, smaller, settle, g, ix)
         lap("candidates")
-        removals.resolve_candidates(x, y, value[h], count[h], removal[h], g, ix, *fewer[h])
+        if not settle:
+            removals.resolve_candidates(x, y, value[h], count[h], removal[h], g, ix, *fewer[h])
         lap("removals")
 
     order, start, cur, ncur, nxt, deferred, ndef = {}, {}, {}, {}, {}, {}, {}

@@ -9,8 +9,11 @@ import numpy as np
 from ...values import DUP
 from ...index.kernels import SYM_BITS, image, unrank_position
 from ...rules.bits import ctz, popcount
-from ...rules.movegen import MAX_MOVES, OPT_FLY, OPT_FORFEIT, OPT_MILL_WINS, OPT_OPTIONAL, OPT_PER_MILL, mills_formed, removable_men
+from ...rules.movegen import (
+    MAX_MOVES, OPT_FLY, OPT_FORFEIT, OPT_MILL_WINS, OPT_OPTIONAL, OPT_PER_MILL, men_in_mills, mills_formed, removable_men,
+)
 from .codes import SYMS, CANDIDATE, CHUNK, LAZY, NOLOSS, UNKNOWN
+from .atomic import atomic_min
 from .prefetch import prefetch
 from .slots import canon_setup, slot_of, slot_with
 from .successors import count_successors
@@ -189,23 +192,29 @@ MARKS = 4096  # candidate positions buffered per thread before their slots are r
 
 
 @nb.njit(cache=True, parallel=True)
-def mark_removal_candidates(a, b, value, count, removals, smaller_mover, smaller_values, g, ix):
-    """Mark (count = CANDIDATE) every LAZY position of (a, b) that some move with a removal takes
-    to a loss of ``smaller_values``, the solved subspace (smaller_mover, a), where smaller_mover is
-    b - 1 (or b - 2, b - 3: two or three removals, one per mill closed): un-move the mover's man
-    that closed as many mills, put the removed men back on empty points. A superset:
-    ``resolve_candidates`` then computes each one's outcome exactly. The positions are buffered
-    (``MARKS`` a thread) and marked in three passes (see ``mark_buffered``), so that the scattered
-    reads of each pass were asked for during the one before."""
-    n, adj, point_mills, opts = g.n, g.adj, g.point_mills, g.opts
+def mark_removal_candidates(a, b, value, count, removals, smaller_mover, smaller_values, settle, g, ix):
+    """Find every position of (a, b) that some move with a removal takes to a loss of
+    ``smaller_values``, the solved subspace (smaller_mover, a), where smaller_mover is b - 1 (or
+    b - 2, b - 3: two or three removals, one per mill closed): un-move the mover's man that closed
+    as many mills, put the removed men back on empty points.
+
+    With ``settle`` (every move removes one man at most, and a mill does not win outright) the
+    position's removals code is settled here: a win one ply beyond the quickest loss its legal
+    removals reach, the minimum over every loss that finds it. Otherwise the LAZY positions found
+    are marked (count = CANDIDATE), a superset that ``resolve_candidates`` then settles exactly.
+    The positions are buffered (``MARKS`` a thread) and handled in passes (see ``mark_buffered``),
+    so that the scattered reads of each pass were asked for during the one before."""
+    n, adj, point_mills, mill_masks, opts = g.n, g.adj, g.point_mills, g.mill_masks, g.opts
     mask_info = ix.mask_info
     flying = opts[OPT_FLY] != 0 and a == 3
+    forfeit = opts[OPT_FORFEIT]
     nq = smaller_values.shape[0]
     removed = b - smaller_mover
     nchunks = (nq + CHUNK - 1) // CHUNK
     for c in nb.prange(nchunks):
         pms = np.empty(MARKS, dtype=np.int64)
         pos = np.empty(MARKS, dtype=np.int64)
+        lvls = np.empty(MARKS, dtype=np.uint16)
         k = 0
         for q in range(c * CHUNK, min(nq, (c + 1) * CHUNK)):
             v = smaller_values[q]
@@ -231,47 +240,67 @@ def mark_removal_candidates(a, b, value, count, removals, smaller_mover, smaller
                         low1 = r1s & -r1s
                         r1s ^= low1
                         if removed == 1:
-                            k = buffer_mark(pm, qm | low1, pms, pos, k, value, count, removals, ix)
+                            po = qm | low1
+                            if settle and not may_remove(po, ctz(low1), point_mills, mill_masks, forfeit):
+                                continue
+                            k = buffer_mark(pm, po, v, pms, pos, lvls, k, value, count, removals, settle, ix)
                             continue
                         r2s = r1s  # the second removed man: a higher point, each pair once
                         while r2s:
                             low2 = r2s & -r2s
                             r2s ^= low2
                             if removed == 2:
-                                k = buffer_mark(pm, qm | low1 | low2, pms, pos, k, value, count, removals, ix)
+                                k = buffer_mark(pm, qm | low1 | low2, v, pms, pos, lvls, k, value, count, removals, settle, ix)
                                 continue
                             r3s = r2s  # the third: higher still
                             while r3s:
                                 low3 = r3s & -r3s
                                 r3s ^= low3
-                                k = buffer_mark(pm, qm | low1 | low2 | low3, pms, pos, k, value, count, removals, ix)
-        mark_buffered(pms, pos, k, value, count, removals, ix)
+                                k = buffer_mark(pm, qm | low1 | low2 | low3, v, pms, pos, lvls, k, value, count, removals, settle, ix)
+        mark_buffered(pms, pos, lvls, k, value, count, removals, settle, ix)
 
 
 @helper
-def buffer_mark(pm, po, pms, pos, k, value, count, removals, ix):
-    """Add the position (pm, po) to the buffer of k; mark the buffer's positions when it is full."""
+def may_remove(o, r, point_mills, mill_masks, forfeit):
+    """Whether the man of ``o`` on point r may be removed (``movegen.removable_men`` for one man:
+    outside every mill, or every man of ``o`` in a mill and no forfeit)."""
+    if mills_formed(o, r, point_mills) == 0:
+        return True
+    return forfeit == 0 and men_in_mills(o, mill_masks) == o
+
+
+@helper
+def buffer_mark(pm, po, v, pms, pos, lvls, k, value, count, removals, settle, ix):
+    """Add the position (pm, po), reaching a loss at level v, to the buffer of k; handle the
+    buffer's positions when it is full."""
     pms[k] = pm
     pos[k] = po
+    lvls[k] = v
     k += 1
     if k == pms.shape[0]:
-        mark_buffered(pms, pos, k, value, count, removals, ix)
+        mark_buffered(pms, pos, lvls, k, value, count, removals, settle, ix)
         k = 0
     return k
 
 
 @helper
-def mark_buffered(pms, pos, k, value, count, removals, ix):
-    """Mark the k buffered positions: their slots first (the movers' ``mask_info`` entries were
-    asked for as they were buffered), asking for their values and removal codes, then the marks."""
+def mark_buffered(pms, pos, lvls, k, value, count, removals, settle, ix):
+    """Handle the k buffered positions: their slots first (the movers' ``mask_info`` entries were
+    asked for as they were buffered), asking for their removal codes (and values), then settle
+    or mark them."""
     for j in range(k):
         p = slot_of(pms[j], pos[j], ix)
         pms[j] = p
-        prefetch(value, p)
         prefetch(removals, p)
+        if not settle:
+            prefetch(value, p)
     for j in range(k):
         p = pms[j]
-        if removals[p] == LAZY and value[p] == 0:
+        if settle:
+            # The loss is at level v - 1, so the win is at v. A position whose code was computed
+            # already holds a win at v or sooner (or 0, lost at once): the minimum keeps it.
+            atomic_min(removals, p, lvls[j])
+        elif removals[p] == LAZY and value[p] == 0:
             count[p] = CANDIDATE  # threads racing here all write the same byte
 
 

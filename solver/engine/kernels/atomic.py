@@ -1,0 +1,42 @@
+"""An atomic minimum on an array element, for threads that may write the same slot at once.
+
+The removal candidates' pass settles each winning removal's level where it finds it: several
+threads can reach one position from different losses, and the position keeps the lowest level
+(the quickest win). A plain read-compare-write could lose the lower of two racing levels; LLVM's
+``atomicrmw umin`` cannot. A plain minimum without the JIT (one thread).
+"""
+
+from __future__ import annotations
+
+import numba
+from numba.core import cgutils, types
+from numba.extending import intrinsic
+
+
+@intrinsic
+def _atomic_min(typingctx, arr, idx, val):
+    if not isinstance(arr, types.Array) or not isinstance(arr.dtype, types.Integer) or arr.dtype.signed:
+        return None
+    if not isinstance(idx, types.Integer) or not isinstance(val, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        arrty, idxty, valty = sig.args
+        ary = context.make_array(arrty)(context, builder, args[0])
+        i = context.cast(builder, args[1], idxty, types.intp)
+        ptr = cgutils.get_item_pointer(context, builder, arrty, ary, [i])
+        v = context.cast(builder, args[2], valty, arrty.dtype)
+        builder.atomic_rmw("umin", ptr, v, "monotonic")
+        return context.get_dummy_value()
+
+    return types.void(arr, idx, val), codegen
+
+
+if numba.config.DISABLE_JIT:
+
+    def atomic_min(arr, i, v):
+        if v < arr[i]:
+            arr[i] = v
+
+else:
+    atomic_min = _atomic_min

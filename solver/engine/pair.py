@@ -101,7 +101,7 @@ def solve_pair(
         # Positions whose removals may win: found backwards from the losses they remove into.
         # Where a move removes one man at most, the pass settles their codes itself; otherwise
         # it marks candidates whose codes are computed one by one, forwards.
-        settle = most == 1 and rules.mill_wins == "off"
+        settle = settled_when_found(rules, x)
         for removed, smaller in zip((1, 2, 3), fewer[h]):
             if smaller is not NONE:
                 removals.mark_removal_candidates(x, y, value[h], count[h], removal[h], y - removed, smaller, settle, g, ix)
@@ -189,6 +189,13 @@ def solve_pair(
             )
         )
     return results
+
+
+def settled_when_found(rules: RuleSet, men: int) -> bool:
+    """Whether the removal candidates' pass settles their codes itself for a mover of ``men``:
+    where each move removes one man at most and a mill does not win outright, a candidate's code
+    is the quickest of the losses its legal removals reach."""
+    return rules.most_removals(men) == 1 and rules.mill_wins == "off"
 
 
 _warm = False

@@ -75,6 +75,42 @@ def fill_reps(n, mask_info, rep_offset, reps):
 
 
 @helper
+def colex_unrank(r, free, k, binom):
+    """The r-th set of k among ``free`` points (as indices 0 ... free - 1) in colex order: its
+    i-th element is the largest j with C(j, i) <= what is left of r."""
+    chosen = 0
+    j = free - 1
+    for i in range(k, 0, -1):
+        while binom[j, i] > r:
+            j -= 1
+        r -= binom[j, i]
+        chosen |= 1 << j
+        j -= 1
+    return chosen
+
+
+@nb.njit(cache=True)
+def fill_subsets(subset_offset, subsets):
+    """subsets[subset_offset[f, k] + r]: the r-th set of k among f points in colex order, which is
+    increasing order as integers (the next one by Gosper's hack), for every tabled (f, k)."""
+    for f in range(subset_offset.shape[0]):
+        for k in range(subset_offset.shape[1]):
+            off = subset_offset[f, k]
+            if off < 0:
+                continue
+            x = (1 << k) - 1
+            i = 0
+            while x < (1 << f) or (k == 0 and i == 0):
+                subsets[off + i] = x
+                i += 1
+                if x == 0:
+                    break
+                low = x & -x
+                ripple = x + low
+                x = (((ripple ^ x) >> 2) // low) | ripple
+
+
+@helper
 def colex_rank(oc, mc, binom):
     """Rank of the set ``oc`` among the sets of its size on the points outside ``mc``."""
     r = 0
@@ -129,15 +165,13 @@ def unrank_position(a, b, slot, ix):
     rep = slot // per
     r = slot - rep * per
     mc = ix.reps[ix.rep_offset[a] + rep]
-    # colex unrank: the k-th element is the largest j with C(j, k) <= r
-    chosen = 0
-    j = n - a - 1
-    for k in range(b, 0, -1):
-        while binom[j, k] > r:
-            j -= 1
-        r -= binom[j, k]
-        chosen |= 1 << j
-        j -= 1
+    # the r-th set of b among the n - a free points, in colex order: tabled for the movers of
+    # the moving phase (a lookup, where the search below mispredicts a branch per man)
+    off = ix.subset_offset[n - a, b]
+    if off >= 0:
+        chosen = np.int64(ix.subsets[off + r])
+    else:
+        chosen = colex_unrank(r, n - a, b, binom)
     # spread the chosen free-point indices onto the points outside mc, a byte at a time
     free = ((1 << n) - 1) & ~mc
     opp = 0

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ..rules.bits import popcount
+from ..rules.bits import ctz, popcount
 from ..jit import helper
 
 SYM_BITS = 5  # mask_info = rep << 5 | symmetric << 4 | g0
@@ -72,6 +72,19 @@ def fill_reps(n, mask_info, rep_offset, reps):
         info = mask_info[m]
         if info & G0_MASK == 0:
             reps[rep_offset[popcount(m)] + (info >> SYM_BITS)] = m
+
+
+@nb.njit(cache=True)
+def fill_stabilisers(nsym, sym_img, reps, stabiliser):
+    """stabiliser[i]: the symmetries fixing the orbit minimum reps[i], one bit each (bit 0, the
+    identity, always set)."""
+    for i in range(reps.shape[0]):
+        m = reps[i]
+        bits = 0
+        for g in range(nsym):
+            if image(sym_img, g, m) == m:
+                bits |= 1 << g
+        stabiliser[i] = bits
 
 
 @helper
@@ -137,16 +150,22 @@ def canonical_pair(mover, opp, ix):
 def canonical_with(mover, opp, info, ix):
     """(Mc, Oc) given the mover's ``mask_info`` entry, read by the caller (who may have asked
     for it early: the table is large)."""
+    sym_img = ix.sym_img
     g0 = info & G0_MASK
-    mc = image(ix.sym_img, g0, mover)
+    mc = image(sym_img, g0, mover)
+    oc = image(sym_img, g0, opp)
     if info & SYMMETRIC == 0:
-        return mc, image(ix.sym_img, g0, opp)
-    oc = -1
-    for g in range(ix.nsym):
-        if image(ix.sym_img, g, mover) == mc:
-            x = image(ix.sym_img, g, opp)
-            if oc < 0 or x < oc:
-                oc = x
+        return mc, oc
+    # The symmetries taking mover to mc are g0 followed by one fixing mc (its stabiliser, tabled
+    # per orbit minimum): try those on g0's image of opp, not all 16 on both sets.
+    rest = np.int64(ix.stabiliser[ix.rep_offset[popcount(mover)] + (info >> SYM_BITS)]) & ~1
+    x = oc
+    while rest:
+        g = ctz(rest)
+        rest &= rest - 1
+        y = image(sym_img, g, x)
+        if y < oc:
+            oc = y
     return mc, oc
 
 

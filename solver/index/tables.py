@@ -25,6 +25,7 @@ class IndexTables(NamedTuple):
     deposit: np.ndarray  # deposit[f, c]: the low bits of c spread onto the set bits of the byte f
     subset_offset: np.ndarray  # subset_offset[f, k]: where the k-sets of f points start in subsets; -1: not tabled
     subsets: np.ndarray  # the k-sets of f points in colex order (kernels.fill_subsets)
+    stabiliser: np.ndarray  # stabiliser[i]: the symmetries fixing reps[i], one bit each
 
 
 def deposits() -> np.ndarray:
@@ -94,8 +95,12 @@ class BoardIndex:
         rep_offset[1:] = np.cumsum(self.rep_count)
         reps = np.zeros(int(rep_offset[-1]), dtype=np.int64)
         k.fill_reps(n, mask_info, rep_offset, reps)
+        stabiliser = np.zeros(reps.shape[0], dtype=np.uint16)
+        k.fill_stabilisers(sym_img.shape[0], sym_img, reps, stabiliser)
         binom = binomials(n)
-        self.tables = IndexTables(n, sym_img.shape[0], sym_img, mask_info, reps, rep_offset, binom, deposits(), *colex_tables(n, binom))
+        self.tables = IndexTables(
+            n, sym_img.shape[0], sym_img, mask_info, reps, rep_offset, binom, deposits(), *colex_tables(n, binom), stabiliser
+        )
         cache.save(board, reps, rep_offset)  # for lookups that rank without numba (index.plain)
 
     def slots(self, a: int, b: int) -> int:

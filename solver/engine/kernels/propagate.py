@@ -20,6 +20,7 @@ from .successors import count_successors, has_move, mill_keeps_men, sort_unique
 
 
 ROWS = 256  # frontier entries per work item of the gather
+HALF = AHEAD // 2  # reads ahead of the second prefetch, which needs the first's results
 
 
 @nb.njit(cache=True, parallel=True)
@@ -180,6 +181,7 @@ def decide_range(
     wins = lvl % 2 == 0  # a move to a lost position: win
     nout = 0
     nl = 0
+    mask_info = ix.mask_info
     for i in range(lo, hi):
         if i + AHEAD < hi:
             q = flat[i + AHEAD]
@@ -187,6 +189,14 @@ def decide_range(
             if not wins:
                 prefetch(removals, q)
                 prefetch(count, q)
+        if not wins and i + HALF < hi:
+            # A position about to have its successors counted: ask for its opponent's mask_info
+            # entry (whether a symmetry fixes those men), a scattered read of the 64 MB table
+            # that count_successors would otherwise wait for (most of its time).
+            q = flat[i + HALF]
+            if count[q] == UNKNOWN and value[q] == 0:
+                m, o = unrank_position(pred_a, pred_b, q, ix)
+                prefetch(mask_info, o)
         p = flat[i]
         if value[p] != 0:
             continue

@@ -36,10 +36,11 @@ def has_move(m, o, g, flying):
 @helper
 def has_internal_move(m, o, g, flying):
     """Whether some move (or the pass) stays in the twin subspace: forms no mill, or removes
-    nothing."""
+    nothing. Whether the opponent's men may be kept is asked only once a move closes a mill:
+    most positions answer at their first move."""
     n, adj, point_mills, opts = g.n, g.adj, g.point_mills, g.opts
     empty = ((1 << n) - 1) & ~(m | o)
-    keep = mill_keeps_men(o, g)
+    keep = -1  # not asked yet
     moves = False
     f = m
     while f:
@@ -48,13 +49,15 @@ def has_internal_move(m, o, g, flying):
         t = empty if flying else adj[ctz(lowf)] & empty
         if t:
             moves = True
-            if keep:
-                return True
         rest = m ^ lowf
         while t:
             lowt = t & -t
             t ^= lowt
             if mills_formed(rest | lowt, ctz(lowt), point_mills) == 0:
+                return True
+            if keep < 0:
+                keep = 1 if mill_keeps_men(o, g) else 0
+            if keep:
                 return True
     return not moves and opts[OPT_PASS] != 0
 
@@ -70,13 +73,14 @@ def count_successors(a, b, m, o, succ, syms, g, ix):
     sym_img, mask_info, binom = ix.sym_img, ix.mask_info, ix.binom
     empty = ((1 << n) - 1) & ~(m | o)
     flying = opts[OPT_FLY] != 0 and a == 3
-    keep = mill_keeps_men(o, g)
     symmetric = mask_info[o] & SYMMETRIC != 0
-    if symmetric:
-        nsyms = canon_setup(o, ix, syms)
-        oc = image(sym_img, syms[0], o)
-        rep_o = mask_info[o] >> SYM_BITS
-        per_twin = binom[n - b, a]
+    if not symmetric:
+        return count_plain_successors(m, o, empty, g, flying)
+    keep = mill_keeps_men(o, g)
+    nsyms = canon_setup(o, ix, syms)
+    oc = image(sym_img, syms[0], o)
+    rep_o = mask_info[o] >> SYM_BITS
+    per_twin = binom[n - b, a]
     nsucc = 0
     f = m
     while f:
@@ -84,22 +88,45 @@ def count_successors(a, b, m, o, succ, syms, g, ix):
         f ^= lowf
         rest = m ^ lowf
         t = empty if flying else adj[ctz(lowf)] & empty
-        if keep and not symmetric:
-            nsucc += popcount(t)
-            continue
         while t:
             lowt = t & -t
             t ^= lowt
             m2 = rest | lowt
             if keep or mills_formed(m2, ctz(lowt), point_mills) == 0:
-                if symmetric:
-                    succ[nsucc] = slot_with(oc, rep_o, m2, syms, nsyms, sym_img, per_twin, binom)
+                succ[nsucc] = slot_with(oc, rep_o, m2, syms, nsyms, sym_img, per_twin, binom)
                 nsucc += 1
     if nsucc == 0 and opts[OPT_PASS] and not has_move(m, o, g, flying):
         return 1  # the pass
-    if symmetric and nsucc > 1:
+    if nsucc > 1:
         nsucc = sort_unique(succ, nsucc)  # symmetric successors share a slot: count it once
     return nsucc
+
+
+@helper
+def count_plain_successors(m, o, empty, g, flying):
+    """``count_successors`` where no symmetry fixes o, so that every move reaches its own slot:
+    the moves, less those that close a mill and must remove (whether the men may be kept is
+    asked only when there are such moves)."""
+    adj, point_mills, opts = g.adj, g.point_mills, g.opts
+    moves = 0
+    closing = 0
+    f = m
+    while f:
+        lowf = f & -f
+        f ^= lowf
+        rest = m ^ lowf
+        t = empty if flying else adj[ctz(lowf)] & empty
+        moves += popcount(t)
+        while t:
+            lowt = t & -t
+            t ^= lowt
+            if mills_formed(rest | lowt, ctz(lowt), point_mills) != 0:
+                closing += 1
+    if closing and not mill_keeps_men(o, g):
+        moves -= closing
+    if moves == 0 and opts[OPT_PASS] and not has_move(m, o, g, flying):
+        return 1  # the pass
+    return moves
 
 
 @helper

@@ -27,24 +27,30 @@ def init_subspace(a, b, value, count, removals, base, g, ix, most, fewer1, fewer
         syms = np.empty(SYMS, dtype=np.int64)
         removed_syms = np.empty((g.n, SYMS), dtype=np.int64)
         removed_canon = np.empty((g.n, 3), dtype=np.int64)
-        init_chunk(
-            a, b, value, count, removals, base, c * CHUNK, min(slots, (c + 1) * CHUNK), g, ix, most,
-            succ, syms, removed_syms, removed_canon, fewer1, fewer2, fewer3,
-        )
+        todo = np.empty(CHUNK, dtype=np.int64)
+        lo, hi = c * CHUNK, min(slots, (c + 1) * CHUNK)
+        k = init_chunk(a, b, value, count, removals, base, lo, hi, g, ix, most, todo)
+        # The few positions whose removals are needed at once, settled apart: with the removals'
+        # code inside it, the loop over every slot ran slower (5-7: 44 against 38 ns a slot)
+        for i in range(k):
+            m, o = unrank_position(a, b, base + todo[i], ix)
+            removals[todo[i]], count[todo[i]] = settle_removals(
+                a, b, m, o, succ, syms, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3,
+            )
 
 
 @helper
-def init_chunk(
-    a, b, value, count, removals, base, lo, hi, g, ix, most, succ, syms, removed_syms, removed_canon, fewer1, fewer2, fewer3,
-):
+def init_chunk(a, b, value, count, removals, base, lo, hi, g, ix, most, todo):
     """``init_subspace`` on the slots lo ... hi - 1, in order: each position follows from the one
-    before (``next_position``), only the first is unranked."""
+    before (``next_position``), only the first is unranked. The slots whose removal outcomes must
+    be settled now go to ``todo``; returns how many."""
     n, mill_masks, opts = g.n, g.mill_masks, g.opts
     mask_info = ix.mask_info
     flying = opts[OPT_FLY] != 0 and a == 3
     per = ix.binom[n - a, b]
     m, o = unrank_position(a, b, base + lo, ix)
     rep, r = (base + lo) // per, (base + lo) % per
+    k = 0
     for slot in range(lo, hi):
         if slot > lo:
             m, o, r, rep = next_position(a, b, m, o, r, rep, ix)
@@ -66,9 +72,9 @@ def init_chunk(
         if b - most >= 3 and has_internal_move(m, o, g, flying):
             # Removals can only matter once every other successor is a win, or if one wins:
             # mark_removal_candidates finds those. (Where removals can leave two men, they
-            # win at once, and the scan below finds that without a lookup.)
+            # win at once, and settling them finds that without a lookup.)
             removals[slot] = LAZY
             continue
-        removals[slot], count[slot] = settle_removals(
-            a, b, m, o, succ, syms, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3,
-        )
+        todo[k] = slot
+        k += 1
+    return k

@@ -181,6 +181,7 @@ def decide_range(
     wins = lvl % 2 == 0  # a move to a lost position: win
     nout = 0
     nl = 0
+    npend = 0
     mask_info = ix.mask_info
     for i in range(lo, hi):
         if i + AHEAD < hi:
@@ -214,14 +215,27 @@ def decide_range(
         if count[p] != 0:
             continue
         if removals[p] == LAZY:
-            m, o = unrank_position(pred_a, pred_b, p, ix)
-            removals[p] = removal_outcome(pred_a, pred_b, m, o, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3)
-            if removals[p] != 0 and removals[p] != NOLOSS and removals[p] > lvl + 1:
-                late[lo + nl] = p  # every move left wins for the opponent, but later (at removals[p])
-                nl += 1
-                continue
-        if may_lose(removals[p]) and removals[p] <= lvl + 1:
+            # Its removals are computed after this loop (the code, inside it, slows every
+            # predecessor): listed from the end of late's share of the range, which the late
+            # losses fill from the front (a slot is reached here once, so the two never meet).
+            npend += 1
+            late[hi - npend] = p
+            continue
+        if removals[p] <= lvl + 1:  # (may_lose: LAZY is handled above)
             value[p] = new  # every successor wins for the opponent: loss
+            add(decided, p)
+            nout += 1
+    # Oldest last: a late loss written at lo + nl never passes the entry being read.
+    for j in range(hi - npend, hi):
+        p = late[j]
+        m, o = unrank_position(pred_a, pred_b, p, ix)
+        e = removal_outcome(pred_a, pred_b, m, o, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3)
+        removals[p] = e
+        if e != 0 and e != NOLOSS and e > lvl + 1:
+            late[lo + nl] = p  # every move left wins for the opponent, but later (at e)
+            nl += 1
+        elif may_lose(e):
+            value[p] = new
             add(decided, p)
             nout += 1
     return nout, nl

@@ -51,6 +51,7 @@ def gather_predecessors(frontier, nfront, front_a, front_b, preds, nrow, g, ix):
         for i in range(lo, hi):
             fm, fo = unrank_position(front_a, front_b, frontier[i], ix)
             others[i - lo] = fm
+            prefetch(mask_info, fm)  # whether a symmetry fixes fm, asked in the second pass
             if not (opts[OPT_MILL_WINS] and men_in_mills(fm, mill_masks) != 0):  # else every predecessor had lost
                 empty = empty_all & ~(fm | fo)
                 # The predecessor's mover had to remove when forming a mill, unless nothing was removable.

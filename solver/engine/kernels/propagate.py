@@ -20,7 +20,6 @@ from .successors import count_successors, has_move, mill_keeps_men, sort_unique
 
 
 ROWS = 256  # frontier entries per work item of the gather
-HALF = AHEAD // 2  # reads ahead of the second prefetch, which needs the first's results
 
 
 @nb.njit(cache=True, parallel=True)
@@ -51,7 +50,6 @@ def gather_predecessors(frontier, nfront, front_a, front_b, preds, nrow, g, ix):
         for i in range(lo, hi):
             fm, fo = unrank_position(front_a, front_b, frontier[i], ix)
             others[i - lo] = fm
-            prefetch(mask_info, fm)  # whether a symmetry fixes fm, asked in the second pass
             if not (opts[OPT_MILL_WINS] and men_in_mills(fm, mill_masks) != 0):  # else every predecessor had lost
                 empty = empty_all & ~(fm | fo)
                 # The predecessor's mover had to remove when forming a mill, unless nothing was removable.
@@ -182,8 +180,6 @@ def decide_range(
     wins = lvl % 2 == 0  # a move to a lost position: win
     nout = 0
     nl = 0
-    npend = 0
-    mask_info = ix.mask_info
     for i in range(lo, hi):
         if i + AHEAD < hi:
             q = flat[i + AHEAD]
@@ -191,14 +187,6 @@ def decide_range(
             if not wins:
                 prefetch(removals, q)
                 prefetch(count, q)
-        if not wins and i + HALF < hi:
-            # A position about to have its successors counted: ask for its opponent's mask_info
-            # entry (whether a symmetry fixes those men), a scattered read of the 64 MB table
-            # that count_successors would otherwise wait for (most of its time).
-            q = flat[i + HALF]
-            if count[q] == UNKNOWN and value[q] == 0:
-                m, o = unrank_position(pred_a, pred_b, q, ix)
-                prefetch(mask_info, o)
         p = flat[i]
         if value[p] != 0:
             continue
@@ -216,27 +204,14 @@ def decide_range(
         if count[p] != 0:
             continue
         if removals[p] == LAZY:
-            # Its removals are computed after this loop (the code, inside it, slows every
-            # predecessor): listed from the end of late's share of the range, which the late
-            # losses fill from the front (a slot is reached here once, so the two never meet).
-            npend += 1
-            late[hi - npend] = p
-            continue
-        if removals[p] <= lvl + 1:  # (may_lose: LAZY is handled above)
+            m, o = unrank_position(pred_a, pred_b, p, ix)
+            removals[p] = removal_outcome(pred_a, pred_b, m, o, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3)
+            if removals[p] != 0 and removals[p] != NOLOSS and removals[p] > lvl + 1:
+                late[lo + nl] = p  # every move left wins for the opponent, but later (at removals[p])
+                nl += 1
+                continue
+        if may_lose(removals[p]) and removals[p] <= lvl + 1:
             value[p] = new  # every successor wins for the opponent: loss
-            add(decided, p)
-            nout += 1
-    # Oldest last: a late loss written at lo + nl never passes the entry being read.
-    for j in range(hi - npend, hi):
-        p = late[j]
-        m, o = unrank_position(pred_a, pred_b, p, ix)
-        e = removal_outcome(pred_a, pred_b, m, o, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3)
-        removals[p] = e
-        if e != 0 and e != NOLOSS and e > lvl + 1:
-            late[lo + nl] = p  # every move left wins for the opponent, but later (at e)
-            nl += 1
-        elif may_lose(e):
-            value[p] = new
             add(decided, p)
             nout += 1
     return nout, nl

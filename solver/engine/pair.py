@@ -216,4 +216,8 @@ def warm_up() -> None:
     for a, b in ((3, 3), (3, 4)):
         for r in solve_pair(rules, index, a, b, done):
             done.add(r.mover, r.opponent, r.values)
+    # The forward pass over marked candidates, which these rules settle without (one slot, no
+    # candidate: compiled, nothing done).
+    one, mark = np.zeros(1, dtype=np.uint16), np.zeros(1, dtype=np.uint8)
+    removals.resolve_candidates(3, 3, one, mark, one.copy(), game_tables(rules), index.tables, NONE, NONE, NONE)
     _warm = True

@@ -113,11 +113,11 @@ def fill_subsets(subset_offset, subsets):
                 continue
             x = (1 << k) - 1
             i = 0
-            while x < (1 << f) or (k == 0 and i == 0):
+            while x < (1 << f):
                 subsets[off + i] = x
                 i += 1
                 if x == 0:
-                    break
+                    break  # the one empty set
                 low = x & -x
                 ripple = x + low
                 x = (((ripple ^ x) >> 2) // low) | ripple

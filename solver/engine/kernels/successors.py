@@ -68,65 +68,47 @@ def count_successors(a, b, m, o, succ, syms, g, ix):
     a pass), exactly the moves whose inverse ``gather_predecessors`` generates.
 
     Two such moves reach the same slot only through a symmetry that fixes ``o``; when ``o`` has
-    none, the moves are counted without ranking their successors."""
+    none, the moves are counted without ranking their successors: all of them, less those that
+    close a mill and must remove (whether the men may be kept is asked only if there are any)."""
     n, adj, point_mills, opts = g.n, g.adj, g.point_mills, g.opts
     sym_img, mask_info, binom = ix.sym_img, ix.mask_info, ix.binom
     empty = ((1 << n) - 1) & ~(m | o)
     flying = opts[OPT_FLY] != 0 and a == 3
     symmetric = mask_info[o] & SYMMETRIC != 0
-    if not symmetric:
-        return count_plain_successors(m, o, empty, g, flying)
-    keep = mill_keeps_men(o, g)
-    nsyms = canon_setup(o, ix, syms)
-    oc = image(sym_img, syms[0], o)
-    rep_o = mask_info[o] >> SYM_BITS
-    per_twin = binom[n - b, a]
+    keep = False
+    if symmetric:
+        keep = mill_keeps_men(o, g)
+        nsyms = canon_setup(o, ix, syms)
+        oc = image(sym_img, syms[0], o)
+        rep_o = mask_info[o] >> SYM_BITS
+        per_twin = binom[n - b, a]
     nsucc = 0
+    closing = 0  # moves that close a mill (counted in nsucc where o has no symmetry)
     f = m
     while f:
         lowf = f & -f
         f ^= lowf
         rest = m ^ lowf
         t = empty if flying else adj[ctz(lowf)] & empty
+        if not symmetric:
+            nsucc += popcount(t)
         while t:
             lowt = t & -t
             t ^= lowt
             m2 = rest | lowt
-            if keep or mills_formed(m2, ctz(lowt), point_mills) == 0:
+            closes = mills_formed(m2, ctz(lowt), point_mills) != 0
+            if not symmetric:
+                closing += closes
+            elif keep or not closes:
                 succ[nsucc] = slot_with(oc, rep_o, m2, syms, nsyms, sym_img, per_twin, binom)
                 nsucc += 1
+    if closing and not mill_keeps_men(o, g):
+        nsucc -= closing
     if nsucc == 0 and opts[OPT_PASS] and not has_move(m, o, g, flying):
         return 1  # the pass
-    if nsucc > 1:
+    if symmetric and nsucc > 1:
         nsucc = sort_unique(succ, nsucc)  # symmetric successors share a slot: count it once
     return nsucc
-
-
-@helper
-def count_plain_successors(m, o, empty, g, flying):
-    """``count_successors`` where no symmetry fixes o, so that every move reaches its own slot:
-    the moves, less those that close a mill and must remove (whether the men may be kept is
-    asked only when there are such moves)."""
-    adj, point_mills, opts = g.adj, g.point_mills, g.opts
-    moves = 0
-    closing = 0
-    f = m
-    while f:
-        lowf = f & -f
-        f ^= lowf
-        rest = m ^ lowf
-        t = empty if flying else adj[ctz(lowf)] & empty
-        moves += popcount(t)
-        while t:
-            lowt = t & -t
-            t ^= lowt
-            if mills_formed(rest | lowt, ctz(lowt), point_mills) != 0:
-                closing += 1
-    if closing and not mill_keeps_men(o, g):
-        moves -= closing
-    if moves == 0 and opts[OPT_PASS] and not has_move(m, o, g, flying):
-        return 1  # the pass
-    return moves
 
 
 @helper

@@ -20,10 +20,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from solver.database.storage import Database
-from solver.engine import pair, whole
-from solver.engine.bench import machine_line
-from solver.engine.cluster import moving_jobs, solve_on_cluster, whole_game_jobs
+from solver.storage.database import Database
+from solver.engine import pair, placing
+from solver.engine.costs.bench import machine_line
+from solver.engine.order import moving_jobs, whole_game_jobs
+from solver.engine.cluster import solve_on_cluster
 from solver.engine.run import solve
 from solver.rules import make_rules
 
@@ -49,12 +50,12 @@ def main() -> None:
     what = "whole game" if args.whole_game else f"moving phase to {args.max_men} men"
     print(f"{machine_line()}\n{rules.describe()}, {what}: {len(jobs)} jobs")
     pair.warm_up()
-    whole.warm_up()
+    placing.warm_up()
     with tempfile.TemporaryDirectory() as tmp:
         one = Path(tmp) / "one.h5"
         t0 = time.perf_counter()
         if args.whole_game:
-            rows = whole.solve_whole(rules, one, progress=False, **quiet)
+            rows = placing.solve_whole(rules, one, progress=False, **quiet)
         else:
             rows = solve(rules, args.max_men, one, progress=False, **quiet)
         base = time.perf_counter() - t0

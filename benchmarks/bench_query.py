@@ -67,7 +67,7 @@ def main() -> None:
     run_once(cmd, env)  # warm: page cache, numba's cache, the index cache
     runs = [run_once(cmd, env) for _ in range(args.runs)]
     walls, cpus = [w for w, _ in runs], [c for _, c in runs]
-    from solver.engine.bench import machine_line
+    from solver.engine.costs.bench import machine_line
 
     summary = {
         "command": " ".join(cmd) + (f" (source {args.source})" if args.source else ""), "runs": args.runs, "machine": machine_line(), "load": os.getloadavg()[0],

@@ -3,7 +3,7 @@
     python benchmarks/bench_solve.py chain --max-men 5      # standard 3-3 ... 5-5, timed together
     python benchmarks/bench_solve.py pair 6 6 --db data/standard.h5   # one pair, its inputs present
 
-A thin script over ``solver.engine.bench``, which ``morris bench`` runs too. Positions are counted
+A thin script over ``solver.engine.costs.bench``, which ``morris bench`` runs too. Positions are counted
 up to symmetry (canonical slots); under each pair, the wall seconds of each step of its solve
 (initialise, candidates, removals, schedule, predecessors, sorting, decisions). Times exclude numba
 compilation (the kernels are compiled, or loaded from numba's cache, first). Results go to
@@ -15,9 +15,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from solver.database.storage import Database
-from solver.engine.bench import machine_line, run_bench
-from solver.engine.plan import pairs_up_to, use_threads
+from solver.storage.database import Database
+from solver.engine.costs.bench import machine_line, run_bench
+from solver.engine.order import pairs_up_to
+from solver.jit import use_threads
 from solver.rules import make_rules
 
 

@@ -23,10 +23,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from solver.database.storage import Database
-from solver.database.verify import SWEEP, TWIN_WALK, verify
-from solver.engine.bench import machine_line
-from solver.engine.plan import use_threads
+from solver.storage.database import Database
+from solver.verify.check import SWEEP, TWIN_WALK, verify
+from solver.engine.costs.bench import machine_line
+from solver.jit import use_threads
 from solver.engine.run import solve
 from solver.index import board_index
 from solver.rules import make_rules

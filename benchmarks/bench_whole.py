@@ -4,7 +4,7 @@
     python benchmarks/bench_whole.py standard -o men=5        # the standard board, 5 men a side
     python benchmarks/bench_whole.py standard -o men=6 --db data/whole/standard_men-6.h5
 
-Solves the whole game (``solver.engine.whole.solve_whole``) into a temporary database, or into
+Solves the whole game (``solver.engine.placing.solve_whole``) into a temporary database, or into
 ``--db`` (tiers already there are skipped and not timed), and prints per phase: tiers, positions
 (up to symmetry), wall and CPU seconds, positions per second; then the peak resident memory of the
 process and the bytes per position on disk. Compilation is excluded (kernels are warmed up
@@ -19,10 +19,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from solver.database.storage import Database
-from solver.engine import pair, whole
-from solver.engine.bench import machine_line
-from solver.engine.plan import use_threads
+from solver.storage.database import Database
+from solver.engine import pair, placing
+from solver.query import game_value_line
+from solver.engine.costs.bench import machine_line
+from solver.jit import use_threads
 from solver.rules import make_rules
 
 
@@ -37,18 +38,18 @@ def main() -> None:
     rules = make_rules(args.rules, args.option or None)
     print(machine_line())
     pair.warm_up()
-    whole.warm_up()
+    placing.warm_up()
     with tempfile.TemporaryDirectory() as tmp:
         path = args.db or Path(tmp) / "whole.h5"
         t0 = time.perf_counter()
-        rows = whole.solve_whole(rules, path, progress=False, echo=lambda line: None)
+        rows = placing.solve_whole(rules, path, progress=False, echo=lambda line: None)
         wall = time.perf_counter() - t0
         with Database(path) as db:
             disk = {s.name: s.bytes_on_disk for s in db.tiers()}
-        line = whole.game_value_line(path, rules)
+        line = game_value_line(path, rules)
     print(f"{rules.describe()}: whole game in {wall:.1f} s wall; {line}")
-    for phase, placing in (("moving", False), ("placing", True)):
-        done = [r.stats for r in rows if not r.skipped and bool(r.stats["mover_hand"] or r.stats["opponent_hand"]) == placing]
+    for phase, in_hand in (("moving", False), ("placing", True)):
+        done = [r.stats for r in rows if not r.skipped and bool(r.stats["mover_hand"] or r.stats["opponent_hand"]) == in_hand]
         # a group's seconds are stored with each of its tiers: count each group once
         groups = {(s["seconds"], s["cpu_seconds"], tuple(sorted((s["mover"], s["opponent"])))) for s in done}
         secs = sum(g[0] for g in groups)

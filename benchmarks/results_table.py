@@ -15,8 +15,8 @@ import argparse
 import json
 from pathlib import Path
 
-from solver.database.storage import Database
-from solver.engine.plan import pair_name
+from solver.storage.database import Database
+from solver.engine.order import pair_name
 
 
 def disk_bytes(path: Path) -> int:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import click
 
-from solver.database.storage import Database
-from solver.database.verify import verify
+from solver.storage.database import Database
+from solver.verify.check import verify
 
 
 def logged(log: Path) -> dict[str, dict]:

@@ -1,9 +1,11 @@
 """Nine Men's Morris and relatives: rules, perfect-play databases, queries.
 
-The package reads as the flow of the work: ``rules`` (boards, rule sets, notation, move
-generation) -> ``index`` (symmetry-reduced slots) -> ``engine`` (retrograde analysis) ->
-``database`` (HDF5 storage, lookups, verification) -> ``cli`` (the ``morris`` command).
-``values`` is the stored value encoding, ``errors`` the typed errors.
+The package reads as the flow of the work, each layer importing only those before it:
+``rules`` (boards, rule sets, notation, move generation) -> ``index`` (symmetry-reduced slots) ->
+``tiers`` (men on the board and in hand: names, successors, groups) -> ``storage`` (HDF5 files)
+-> ``engine`` (retrograde analysis), ``verify`` (its independent check) and ``query`` (lookups)
+-> ``cli`` (the ``morris`` command). ``values`` is the stored value encoding, ``errors`` the
+typed errors, ``jit`` how numba compiles and runs.
 
 ``open_database(path)`` opens a solved database for queries (see ``solver.api``); ``decode`` reads
 a stored value; the result types ``Probe``, ``MoveValue`` and ``Analysis`` and ``three_men_rule``

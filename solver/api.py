@@ -4,20 +4,12 @@
     >>> with open_database("data/standard.h5") as db:
     ...     db.probe("W:a1,d1,g1 B:a4,b4,c4 w")
 
-Everything here is defined in ``solver.database.query`` (lookups), ``solver.values`` (the stored
+Everything here is defined in ``solver.query`` (lookups), ``solver.values`` (the stored
 value encoding) and ``solver.rules`` (rule sets, positions and moves); this module gathers what a
 user needs in one place.
 """
 
-from .database.query import (
-    TEN_MOVE_PLIES,
-    Analysis,
-    MorrisDatabase,
-    MoveValue,
-    Probe,
-    open_database,
-    three_men_rule,
-)
+from .query import TEN_MOVE_PLIES, Analysis, MorrisDatabase, MoveValue, Probe, open_database, three_men_rule
 from .errors import (
     DatabaseError,
     DepthOverflow,

@@ -13,8 +13,20 @@ misbehave. Kernels that allocate (``parallel=True`` loops with their buffers) us
 from __future__ import annotations
 
 import numba as nb
+import numba
+from .errors import RulesError
 
 
 def helper(fn):
     """``numba.njit`` for a helper that allocates nothing: cached, without reference counting."""
     return nb.njit(cache=True, _nrt=False)(fn)
+
+
+def use_threads(threads: int | None) -> None:
+    """Run the kernels on ``threads`` threads (default: every core numba was started with)."""
+    if not threads:
+        return
+    limit = numba.config.NUMBA_NUM_THREADS
+    if not 1 <= threads <= limit:
+        raise RulesError(f"--threads {threads}: this machine runs 1 to {limit} threads")
+    numba.set_num_threads(threads)

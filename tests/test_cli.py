@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from solver.cli import main
-from solver.database.storage import copy_database
+from solver.storage.write import copy_database
 from solver.engine.run import solve
 from solver.rules import make_rules
 
@@ -100,9 +100,9 @@ def _interrupt(*args, **kwargs):
     "target,args,resumable",
     [
         ("solver.engine.run.solve", ["solve", "--rules", "three"], True),
-        ("solver.database.verify.verify", ["verify", "--rules", "three"], False),
-        ("solver.database.query.open_database", ["query", "--rules", "three", "......... w"], False),
-        ("solver.engine.bench.run_bench", ["bench", "--rules", "three", "--max-men", "3"], False),
+        ("solver.verify.check.verify", ["verify", "--rules", "three"], False),
+        ("solver.query.open_database", ["query", "--rules", "three", "......... w"], False),
+        ("solver.engine.costs.bench.run_bench", ["bench", "--rules", "three", "--max-men", "3"], False),
     ],
 )
 def test_ctrl_c_is_one_line_and_only_solve_promises_a_resume(monkeypatch, target, args, resumable):

@@ -18,10 +18,13 @@ import pytest
 from click.testing import CliRunner
 
 from solver.cli import main
-from solver.database.storage import Database, subspace_dir, subspace_name
+from solver.storage.database import Database
+from solver.storage.files import subspace_dir, subspace_name
 from solver.engine import cluster as cluster_mod
-from solver.engine.cluster import moving_jobs, parse_cluster, solve_on_cluster, whole_game_jobs
-from solver.engine.whole import game_value_line, solve_whole
+from solver.engine.order import moving_jobs, whole_game_jobs
+from solver.engine.cluster import parse_cluster, solve_on_cluster
+from solver.query import game_value_line
+from solver.engine.placing import solve_whole
 from solver.rules import get_rules
 
 distributed = pytest.importorskip("distributed")

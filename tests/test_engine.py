@@ -15,16 +15,18 @@ import numpy as np
 import pytest
 
 from solver.engine.kernels import codes
-from solver.database.storage import checksum
+from solver.storage.files import checksum
 from solver.engine.pair import solve_pair
-from solver.engine.plan import SolvedValues
+from solver.engine.held import SolvedValues
 from solver.errors import DepthOverflow, MismatchError
 from solver.index import board_index
 from solver.values import DUP, decode_many
 from solver.rules import make_rules
 from solver.engine.run import solve
-from solver.database.storage import Database, copy_database, subspace_file
-from solver.database.verify import verify
+from solver.storage.database import Database
+from solver.storage.files import subspace_file
+from solver.storage.write import copy_database
+from solver.verify.check import verify
 from solver.index.counting import positions_up_to_symmetry
 
 quiet = {"progress": False, "echo": lambda s: None}
@@ -329,7 +331,7 @@ def test_bench_command_counts_every_position():
 
 def test_second_writer_is_refused(tmp_path):
     from solver.errors import DatabaseError
-    from solver.database.lock import writer_lock
+    from solver.storage.lock import writer_lock
 
     path = tmp_path / "locked.h5"
     with writer_lock(path):

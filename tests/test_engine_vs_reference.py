@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from reference import DRAW, LOSS, WIN, MoveGen, bits, solve_reference
-from solver.database.storage import Database
-from solver.database.verify import verify
+from solver.storage.database import Database
+from solver.verify.check import verify
 from solver.engine.run import solve
 from solver.index import board_index
 from solver.rules import make_rules

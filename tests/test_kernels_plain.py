@@ -103,7 +103,7 @@ def test_engine_matches_reference(tmp_path, name, max_men):
 
 
 def test_verify_passes(tmp_path):
-    from solver.database.verify import verify
+    from solver.verify.check import verify
     from solver.engine.run import solve
     from solver.rules import make_rules
 

@@ -10,9 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from solver.cli import main
-from solver.engine.estimate import plan_run
+from solver.engine.costs.moving import plan_run
 from solver.engine.pair import solve_pair
-from solver.engine.plan import SolvedValues, pair_inputs, pairs_up_to
+from solver.engine.held import SolvedValues
+from solver.engine.order import pair_inputs, pairs_up_to
 from solver.index import board_index
 from solver.rules import make_rules
 
@@ -103,8 +104,8 @@ def test_plan_marks_what_the_database_holds(tmp_path):
 def test_time_comes_from_the_reference_run_scaled_by_this_machine():
     """Pairs the reference run has take its time times this machine's factor (the ratio of the
     times measured here to the reference's on the same pairs); the others take the rate."""
-    from solver.engine import reference_run
-    from solver.engine.estimate import reference_factor
+    from solver.engine.costs import reference_run
+    from solver.engine.costs.moving import reference_factor
 
     rules = make_rules("standard")
     known = list(reference_run.SECONDS)[:3]

@@ -27,18 +27,12 @@ import reference  # tests/reference.py (conftest puts tests/ on the path): a bro
 
 from solver import Analysis, MoveValue, Probe, open_database, three_men_rule
 from solver.cli import main
-from solver.errors import (
-    DatabaseError,
-    MismatchError,
-    MissingSubspaceError,
-    NotationError,
-    OutsideDatabaseError,
-)
+from solver.errors import DatabaseError, MismatchError, MissingSubspaceError, NotationError, OutsideDatabaseError
 from solver.rules.game import play
 from solver.rules.notation import Position, format_position, parse_move
 from solver.rules import get_rules, make_rules
 from solver.engine.run import solve
-from solver.database.storage import Database
+from solver.storage.database import Database
 
 
 STANDARD = get_rules("standard")

@@ -1,5 +1,5 @@
 """What lets a lookup from the shell answer without loading numba: the move generator's source run
-as plain Python (``solver.database.plain_movegen``), ranks by numpy from the orbit minima cached on
+as plain Python (``solver.rules.plain_movegen``), ranks by numpy from the orbit minima cached on
 disk (``solver.index.plain``, ``solver.index.cache``). Each is compared with the compiled kernels
 it stands in for, and a ``morris query`` process is checked not to import numba at all (how fast
 that is, is measured by ``benchmarks/bench_query.py``, not here).
@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from solver import open_database
-from solver.database import query as query_module
-from solver.database.plain_movegen import movegen as plain_movegen
+from solver import query as query_module
+from solver.rules.plain_movegen import movegen as plain_movegen
 from solver.engine.run import solve
 from solver.index import cache
 from solver.index.plain import PlainIndex, plain_index

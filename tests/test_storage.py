@@ -15,8 +15,10 @@ import pytest
 from click.testing import CliRunner
 
 from solver.cli import main
-from solver.database import storage
-from solver.database.storage import Database, add_subspaces, copy_database, exists, subspace_dir, subspace_file
+from solver.storage import files as storage
+from solver.storage.database import Database
+from solver.storage.files import exists, subspace_dir, subspace_file
+from solver.storage.write import add_subspaces, copy_database
 from solver.engine.run import solve
 from solver.errors import DatabaseError
 from solver.rules import make_rules
@@ -105,7 +107,7 @@ def test_subspace_file_not_yet_linked_is_read_and_linked_without_solving(std_db,
     with Database(std_db) as db:
         for a, b in ((3, 4), (4, 3)):
             stats = {key: getattr(db.info(a, b), key) for key in storage.STAT_KEYS}
-            storage._write_subspace(path, STANDARD, db.values(a, b), stats)  # the first step alone
+            storage.write_subspace(path, STANDARD, db.values(a, b), stats)  # the first step alone
     with h5py.File(path) as f:
         assert sorted(f["subspaces"]) == ["3-3"]
     assert sorted(checksums(path)) == ["3-3", "3-4", "4-3"]

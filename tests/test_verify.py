@@ -17,10 +17,11 @@ import pytest
 from click.testing import CliRunner
 
 from solver.cli import main
-from solver.database.storage import Database, copy_database
-from solver.database.verify import MARKED_WALK, NONE, SWEEP, TWIN_WALK, verify
-from solver.database import verify_kernels as vk
-from solver.engine.plan import fewer_men_needed
+from solver.storage.database import Database
+from solver.storage.write import copy_database
+from solver.verify.check import MARKED_WALK, NONE, SWEEP, TWIN_WALK, verify
+from solver.verify import kernels as vk
+from solver.tiers import fewer_men_needed
 from solver.engine.run import solve
 from solver.index import board_index
 from solver.index.kernels import SYMMETRIC
@@ -308,7 +309,7 @@ def test_the_shortcuts_run_as_plain_python(tmp_path):
     compiled = {m: verify(bad, progress=False, subspaces=["3-4"], method=m)[0].to_dict() for m in (SWEEP, MARKED_WALK)}
     assert all(c["method"] == m and c["mismatches"] >= 1 for m, c in compiled.items())
     code = (
-        "import json, sys; from solver.database.verify import verify; "
+        "import json, sys; from solver.verify.check import verify; "
         "print(json.dumps({m: verify(sys.argv[1], progress=False, subspaces=['3-4'], method=m)[0].to_dict() "
         "for m in sys.argv[2:]}))"
     )

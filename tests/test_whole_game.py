@@ -19,11 +19,13 @@ from click.testing import CliRunner
 from reference import DRAW, LOSS, WIN, lookup_whole, solve_whole_reference, start_value
 from solver.api import open_database
 from solver.cli import main
-from solver.database.storage import Database, subspace_file
-from solver.database.verify import verify
+from solver.storage.database import Database
+from solver.storage.files import subspace_file
+from solver.verify.check import verify
 from solver.engine.run import solve
-from solver.engine.tiers import groups_in_order, whole_game_tiers
-from solver.engine.whole import TierValues, solve_group, solve_whole
+from solver.tiers import groups_in_order, whole_game_tiers
+from solver.engine.held import TierValues
+from solver.engine.placing import solve_group, solve_whole
 from solver.index import board_index
 from solver.rules import Position, make_rules
 from solver.values import DUP
@@ -282,7 +284,7 @@ def test_verify_passes_and_catches_a_changed_placing_value(six4, tmp_path):
     # change one canonical value of a placing tier (checksum refreshed, so only the values tell)
     import h5py
 
-    from solver.database.storage import checksum
+    from solver.storage.files import checksum
 
     broken = tmp_path / "broken.h5"
     assert cli("solve", "--whole-game", "--rules", "six", "-o", "men=4", "--db", broken, "-q").exit_code == 0

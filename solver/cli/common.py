@@ -86,7 +86,7 @@ def database_and_rules(rules_name: str, options: tuple[str, ...], db_path: Path 
 
     Without --db the path comes from the rule set, which the file must then hold; with --db the
     file's own rule set is used unless --rules or -o was given, and then they must agree."""
-    from ..database.storage import default_path
+    from ..storage.files import default_path
 
     rules = get_rules(rules_name, options)
     if db_path is None:

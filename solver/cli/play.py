@@ -289,7 +289,7 @@ def play(db_path, rules_name, options, colour, hints, as_json, position):
     time, or with quit (or the end of the input). When standard input is not a terminal, moves
     are read one a line and each ply is printed as one line (--json: one JSON object).
     """
-    from ..database.query import open_database
+    from ..query import open_database
 
     path, rules = database_and_rules(rules_name, options, db_path)
     with open_database(path, rules) as db:

@@ -81,7 +81,7 @@ def query(db_path, rules_name, options, as_json, positions):
     with the database's own rule set. Where both sides have 3 men the answer under the ten-move
     rule is given too (a win or loss in more than 20 plies is a draw under it).
     """
-    from ..database.query import open_database
+    from ..query import open_database
 
     # The database's rule set reads the positions; --rules/-o given as well must agree with it.
     path, rules = database_and_rules(rules_name, options, db_path)

@@ -8,7 +8,16 @@ import time
 import click
 
 from ..errors import PlanError, RulesError
-from .common import db_option, echo_json, format_table, get_rules, json_option, quiet_option, rules_options, threads_option
+from .common import (
+    db_option,
+    echo_json,
+    format_table,
+    get_rules,
+    json_option,
+    quiet_option,
+    rules_options,
+    threads_option,
+)
 from .progress import RunBar, wanted
 
 DEFAULT_MAX_MEN = 4
@@ -51,8 +60,8 @@ def solve(rules_name, options, max_men, whole_game, extended, db_path, threads, 
     A run whose peak memory would not fit is refused before any work (see --dry-run). At a
     terminal, a bar per pair and one over the whole run (positions per second, time left).
     """
-    from ..database.storage import default_path
-    from ..engine.plan import check_solvable
+    from ..storage.files import default_path
+    from ..engine.order import check_solvable
     from ..engine.run import solve as run_solve
 
     rules = get_rules(rules_name, options)
@@ -88,7 +97,8 @@ def solve(rules_name, options, max_men, whole_game, extended, db_path, threads, 
 
         echo = (lambda line: None) if as_json else overall.echo
         if cluster:
-            from ..engine.cluster import moving_jobs, solve_on_cluster
+            from ..engine.order import moving_jobs
+            from ..engine.cluster import solve_on_cluster
 
             rows = solve_on_cluster(
                 rules, moving_jobs(rules, max_men), db_path, cluster, threads, echo=echo, on_job=on_pair,
@@ -101,7 +111,7 @@ def solve(rules_name, options, max_men, whole_game, extended, db_path, threads, 
 
 def check_cluster(cluster, threads) -> None:
     """Refuse a bad --cluster before any work; without one, set the kernels' threads here."""
-    from ..engine.plan import use_threads
+    from ..jit import use_threads
 
     if cluster:
         from ..engine.cluster import parse_cluster
@@ -113,8 +123,10 @@ def check_cluster(cluster, threads) -> None:
 
 def solve_whole_game(rules, extended, db_path, threads, dry_run, max_memory, cluster, quiet, as_json):
     """``morris solve --whole-game``: the moving phase the game needs, then the placing phase."""
-    from ..database.storage import default_path
-    from ..engine.whole import game_value_line, moving_men, solve_whole
+    from ..storage.files import default_path
+    from ..query import game_value_line
+    from ..engine.order import moving_men
+    from ..engine.placing import solve_whole
 
     check_cluster(cluster, threads)
     db_path = db_path or default_path(rules)
@@ -141,7 +153,8 @@ def solve_whole_game(rules, extended, db_path, threads, dry_run, max_memory, clu
             echo_json({"event": "tiers", "skipped": rows[0].skipped, "subspaces": [r.stats for r in rows]})
 
     if cluster:
-        from ..engine.cluster import solve_on_cluster, whole_game_jobs
+        from ..engine.cluster import solve_on_cluster
+        from ..engine.order import whole_game_jobs
 
         total = (sum(p.positions for p in plan.todo) if plan is not None else 0) + placing.to_dict()["positions_to_solve"]
         with RunBar(total, "whole game", bars) as overall:
@@ -189,8 +202,9 @@ def report_rows(rows, secs, db_path, rules, as_json, noun, millions=False, **ext
 
 
 def make_placing_plan(rules, extended, db_path, limit, moving_plan):
-    from ..database.storage import Database, exists
-    from ..engine.estimate_placing import plan_placing
+    from ..storage.database import Database
+    from ..storage.files import exists
+    from ..engine.costs.placing import plan_placing
 
     done = set()
     if exists(db_path):
@@ -265,9 +279,10 @@ def make_plan(rules, max_men, db_path, limit, measure, bars=False):
     positions per second and, where the rules are those of the recorded reference run, this
     machine's speed against it (which times larger pairs far better than a rate does). ``bars``:
     a progress bar while the chain is timed."""
-    from ..database.storage import Database, exists
-    from ..engine.estimate import measured_rate, plan_run, reference_factor
-    from ..engine.plan import pair_name, pairs_up_to
+    from ..storage.database import Database
+    from ..storage.files import exists
+    from ..engine.costs.moving import measured_rate, plan_run, reference_factor
+    from ..engine.order import pair_name, pairs_up_to
 
     done, rate, source, timed = set(), None, "not measured", {}
     if exists(db_path):
@@ -277,7 +292,7 @@ def make_plan(rules, max_men, db_path, limit, measure, bars=False):
             if measure:
                 rate, source = measured_rate(db)
     if measure and rate is None:
-        from ..engine.bench import run_bench
+        from ..engine.costs.bench import run_bench
         from ..index.counting import subspace_positions
 
         small = min(4, rules.men, rules.board_data.n // 2)
@@ -364,8 +379,9 @@ def bench(rules_name, options, max_men, threads, quiet, as_json):
     """Solve the chain 3-3 ... N-N in memory (nothing is written) and report positions per
     second, CPU time, peak memory and bytes per position. Compilation is excluded. At a
     terminal, a bar over the whole chain (positions per second, time left)."""
-    from ..engine.bench import machine_line, run_bench
-    from ..engine.plan import check_solvable, pairs_up_to, use_threads
+    from ..engine.costs.bench import machine_line, run_bench
+    from ..engine.order import check_solvable, pairs_up_to
+    from ..jit import use_threads
     from ..index.counting import subspace_positions
 
     rules = get_rules(rules_name, options)

@@ -21,54 +21,23 @@ import socket
 import uuid
 from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
-from ..database.lock import writer_lock
-from ..database.storage import Database, code_version, link_subspaces, relink, subspace_dir, write_subspace_files
+from ..storage.lock import writer_lock
+from ..storage.database import Database
+from ..storage.files import code_version, subspace_dir
+from ..storage.write import link_subspaces, relink, write_subspace_files
 from ..errors import ClusterError, RulesError
 from ..index import board_index
 from ..rules.rulesets import RuleSet
-from .plan import SolvedValues, pair_inputs, pair_name, pairs_up_to
+from .held import SolvedValues
 from .run import SolveRow, stats_of, stats_of_result
-from .tiers import Group, Tier, needed_by
+from .order import Job
 
 DEFAULT_LOCAL_WORKERS = 2
 CONNECT_TIMEOUT = "20s"  # reaching a scheduler given by address
 WORKER_WAIT = 60  # seconds to wait for a scheduler's first worker
 RETRIES = 2  # a job whose task raised is tried this many more times (a lost worker is Dask's own count)
-
-
-@dataclass(frozen=True)
-class Job:
-    """One task of the graph: a moving-phase pair (``pair``) or a group of tiers (``group``)."""
-
-    name: str
-    writes: tuple[Tier, ...]
-    reads: tuple[Tier, ...]
-    pair: tuple[int, int] | None = None
-    group: Group | None = None
-
-
-def moving_jobs(rules: RuleSet, max_men: int) -> list[Job]:
-    jobs = []
-    for a, b in pairs_up_to(max_men):
-        writes = tuple(sorted({(a, b, 0, 0), (b, a, 0, 0)}))
-        reads = tuple((x, y, 0, 0) for x, y in pair_inputs(rules, a, b))
-        jobs.append(Job(pair_name(a, b), writes, reads, pair=(a, b)))
-    return jobs
-
-
-def placing_jobs(rules: RuleSet, groups: list[Group]) -> list[Job]:
-    return [Job(g.name, tuple(g.tiers), tuple(needed_by(rules, g)), group=g) for g in groups]
-
-
-def whole_game_jobs(rules: RuleSet, extended: bool = False) -> list[Job]:
-    """The moving phase a whole game reaches, then its groups of tiers with men in hand."""
-    from .whole import moving_men, placing_groups
-
-    top = moving_men(rules, extended)
-    return (moving_jobs(rules, top) if top >= 3 else []) + placing_jobs(rules, placing_groups(rules, extended))
 
 
 def parse_cluster(spec: str) -> tuple[str, int | str]:
@@ -169,7 +138,7 @@ def run_job(rules: RuleSet, db_path: str, job: Job, threads: int | None, *after)
             results = solve_pair(rules, index, *job.pair, SolvedValues(lambda x, y: db.values(x, y)))
             written = [(r.values, stats_of_result(r)) for r in results]
         else:
-            from .whole import solve_group, warm_up
+            from .placing import solve_group, warm_up
 
             warm_up()
             written = [(r.values, r.stats) for r in solve_group(rules, index, job.group, lambda t: db.values(*t))]

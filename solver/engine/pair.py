@@ -21,7 +21,8 @@ from ..index import BoardIndex
 from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
 from .kernels import codes, frontier, initialise, propagate, removals, schedule
-from .plan import SolvedValues, fewer_men_needed, removal_depth
+from .held import SolvedValues
+from ..tiers import fewer_men_needed, removal_depth
 
 BLOCK = 1 << 18  # frontier entries per propagation block
 DECISION_RANGES = 1024  # about this many slot ranges share out a block's decisions among threads

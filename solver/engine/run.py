@@ -1,6 +1,6 @@
 """``morris solve``: every subspace up to N men, in dependency order, resumable.
 
-Each finished pair is added to the database at once (``database.storage.add_subspaces``: its
+Each finished pair is added to the database at once (``storage.write.add_subspaces``: its
 subspace files, then a new main file), so a rerun after a kill skips it.
 """
 
@@ -10,12 +10,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..database.lock import writer_lock
-from ..database.storage import STAT_KEYS, Database, add_subspaces, relink
+from ..storage.lock import writer_lock
+from ..storage.files import STAT_KEYS
+from ..storage.write import add_subspaces, relink
+from ..storage.database import Database
 from ..index import board_index
 from ..rules.rulesets import RuleSet
 from .pair import SubspaceResult, solve_pair, warm_up
-from .plan import SolvedValues, check_solvable, pair_name, pairs_up_to, use_threads
+from .held import SolvedValues
+from .order import check_solvable, pair_name, pairs_up_to
+from ..jit import use_threads
 
 
 @dataclass

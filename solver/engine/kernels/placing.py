@@ -26,7 +26,7 @@ from ...values import DUP, MAX_PLIES
 from ...jit import helper
 from .codes import CHUNK, NOLOSS
 from .prefetch import prefetch
-from .slots import slot_from, slot_of
+from ...index.slots import slot_from, slot_of
 
 KINDS = 8  # successor kinds: placement removing 0..3 men, move (or pass) removing 0..3
 MOVE = 4

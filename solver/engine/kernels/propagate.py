@@ -14,7 +14,7 @@ from .codes import SYMS, LAZY, NOLOSS, UNKNOWN, may_lose
 from .frontier import add
 from .prefetch import AHEAD, prefetch
 from .removals import removal_outcome
-from .slots import slot_from
+from ...index.slots import slot_from
 from ...jit import helper
 from .successors import count_successors, has_move, mill_keeps_men, sort_unique
 

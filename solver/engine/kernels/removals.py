@@ -10,12 +10,20 @@ from ...values import DUP
 from ...index.kernels import SYM_BITS, image, unrank_position
 from ...rules.bits import ctz, popcount
 from ...rules.movegen import (
-    MAX_MOVES, OPT_FLY, OPT_FORFEIT, OPT_MILL_WINS, OPT_OPTIONAL, OPT_PER_MILL, men_in_mills, mills_formed, removable_men,
+    MAX_MOVES,
+    OPT_FLY,
+    OPT_FORFEIT,
+    OPT_MILL_WINS,
+    OPT_OPTIONAL,
+    OPT_PER_MILL,
+    men_in_mills,
+    mills_formed,
+    removable_men,
 )
 from .codes import SYMS, CANDIDATE, CHUNK, LAZY, NOLOSS, UNKNOWN
 from .atomic import atomic_min
 from .prefetch import prefetch
-from .slots import canon_setup, slot_of, slot_with
+from ...index.slots import canon_setup, slot_of, slot_with
 from .successors import count_successors
 from ...jit import helper
 

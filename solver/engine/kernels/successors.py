@@ -6,7 +6,7 @@ from __future__ import annotations
 from ...index.kernels import SYMMETRIC, SYM_BITS, image
 from ...rules.bits import ctz, popcount
 from ...rules.movegen import OPT_FLY, OPT_FORFEIT, OPT_MILL_WINS, OPT_OPTIONAL, OPT_PASS, mills_formed, removable_men
-from .slots import canon_setup, slot_with
+from ...index.slots import canon_setup, slot_with
 from ...jit import helper
 
 

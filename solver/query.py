@@ -45,12 +45,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import DatabaseError, MorrisError, NotationError
-from ..rules.notation import Move, Position, check_position, format_move, format_position, parse_position
-from ..rules.rulesets import RuleSet
-from ..rules.tables import game_tables
-from ..values import DRAW, DUP, LOSS, WIN, decode_many
-from .storage import Database, exists, solve_command, subspace_name
+from .errors import DatabaseError, MorrisError, NotationError
+from .rules.notation import Move, Position, check_position, format_move, format_position, parse_position
+from .rules.rulesets import RuleSet
+from .rules.tables import game_tables
+from .values import DRAW, DUP, LOSS, WIN, decode_many
+from .storage.database import Database
+from .storage.files import exists, solve_command, subspace_name
 
 __all__ = [
     "TEN_MOVE_PLIES",
@@ -251,7 +252,7 @@ class MorrisDatabase:
         """The positions that ``slots`` of the subspace hold, with White as the side to move (a
         subspace is seen from the side to move, whichever colour it is). A slot that holds no
         position (``DUP``) raises ``ValueError``."""
-        from ..index import board_index
+        from .index import board_index
 
         self._db.info(mover_men, opponent_men)  # raises MissingSubspaceError
         slots = np.asarray(list(slots), dtype=np.int64)
@@ -360,11 +361,11 @@ class MorrisDatabase:
         at once), the compiled kernels once many have (they are then faster)."""
         self._looked_up += count
         if self._looked_up <= PLAIN_POSITIONS:
-            from .plain_movegen import movegen
+            from .rules.plain_movegen import movegen
 
             mg = movegen()
         else:
-            from ..rules import movegen as mg
+            from .rules import movegen as mg
         if self._buf is None:
             self._buf = np.empty((mg.MAX_MOVES, 5), dtype=np.int64)
         return mg
@@ -373,11 +374,11 @@ class MorrisDatabase:
         """Slots of the positions: ranked with numpy from the board's cached orbit minima, or by
         the board's index, built here (about a second for 24 points) and caching them."""
         if self._ranks is None:
-            from ..index.plain import plain_index
+            from .index.plain import plain_index
 
             self._ranks = plain_index(self.board)
             if self._ranks is None:
-                from ..index import board_index
+                from .index import board_index
 
                 self._ranks = board_index(self.rules.board)
         return self._ranks.rank_many(movers, opponents)
@@ -541,3 +542,36 @@ def open_database(path: str | os.PathLike, rules: RuleSet | None = None) -> Morr
     unreadable or damaged file, ``MismatchError`` for a mismatched one.
     """
     return MorrisDatabase(path, rules)
+
+
+def start_position(rules: RuleSet):
+    """The empty board, White to move, every man in hand."""
+    from .rules.notation import Position
+
+    return Position(0, 0, "w", rules.men, rules.men)
+
+
+def game_value(db_path: Path, rules: RuleSet | None = None):
+    """The analysis of the start position (its value and every first move's), or None where the
+    database does not hold the start's tier."""
+    from .query import open_database
+
+    with open_database(db_path, rules) as db:
+        start = start_position(db.rules)
+        if not db.has(0, 0, db.rules.men, db.rules.men):
+            return None
+        return db.analyse(start)
+
+
+def game_value_line(db_path: Path, rules: RuleSet | None = None) -> str | None:
+    """"game value: White wins in 9 plies (the start, ......... w 3 3)", or None."""
+    analysis = game_value(db_path, rules)
+    return None if analysis is None else describe_game(analysis)
+
+
+def describe_game(analysis) -> str:
+    """The start position's value in words, from White's side (White moves first)."""
+    p = analysis.probe
+    verdict = {"win": "White wins", "loss": "Black wins", "draw": "a draw"}[p.value]
+    plies = "" if p.plies is None else f" in {p.plies} plies"
+    return f"game value: {verdict}{plies} (the start, {analysis.board_string})"

@@ -21,7 +21,9 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from ..engine.plan import SolvedValues, fewer_men_needed, removal_depth, use_threads
+from ..engine.held import SolvedValues
+from ..tiers import fewer_men_needed, removal_depth
+from ..jit import use_threads
 from ..errors import DatabaseError, SubspaceChoiceError
 from ..index import board_index
 from ..rules.movegen import MAX_MOVES
@@ -29,8 +31,9 @@ from ..rules.notation import Position, format_position
 from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
 from ..values import DUP, describe
-from .storage import Database, SubspaceInfo, checksum, subspace_name
-from .verify_kernels import check_duplicates, expected_value, mark_predecessors, not_draws, sweep, verify_from_twin
+from ..storage.database import Database, SubspaceInfo
+from ..storage.files import checksum, subspace_name
+from .kernels import check_duplicates, expected_value, mark_predecessors, not_draws, sweep, verify_from_twin
 
 MAX_LISTED = 5
 NONE = np.zeros(1, dtype=np.uint16)  # stands for a smaller subspace that no removal reaches
@@ -308,14 +311,14 @@ class _TierCheck:
     slots. A tier holds few positions next to the moving phase: the values are read per tier."""
 
     def __init__(self, db: Database):
-        from ..engine import tiers
+        from .. import tiers
 
         self.db, self.rules, self.tiers = db, db.rules, tiers
         self.index = board_index(self.rules.board)
 
     def check(self, s: SubspaceInfo, advance: Callable[[int], None] | None) -> SubspaceCheck:
         from ..engine.kernels import placing
-        from ..engine.whole import successor_values
+        from ..engine.placing import successor_values
 
         t = s.tier
         try:

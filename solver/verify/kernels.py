@@ -3,7 +3,7 @@
 It recomputes positions' values from scratch with forward move generation (``generate_moves``,
 the kernel that is tested against OpenSpiel) and the stored values of their successors. It shares
 no code with the engine's un-move generation, counting or scheduling, so it checks them
-independently; of the engine's kernels it uses only the index helpers of ``engine.kernels.slots``
+independently; it uses only the index helpers of ``index.slots``
 (a successor's slot). Together over all positions, these local checks determine every value and
 depth uniquely: by induction on the depth, each stored win or loss is then right, and so is each
 draw. The local check of a position (``expected_value``): a win in p has a successor that is a
@@ -56,7 +56,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ..engine.kernels.slots import canon_setup, slot_with
+from ..index.slots import canon_setup, slot_with
 from ..index.kernels import SYM_BITS, SYMMETRIC, colex_rank, image, is_canonical_pair, rank_position, unrank_position
 from ..jit import helper
 from ..rules.boards import MAX_SYMMETRIES

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..rules.rulesets import RuleSet
+from .rules.rulesets import RuleSet
 
 Tier = tuple[int, int, int, int]
 
@@ -152,3 +152,17 @@ def needed_by(rules: RuleSet, g: Group) -> list[Tier]:
     """The tiers outside ``g`` that its moves lead into (solved before it)."""
     inside = set(g.tiers)
     return sorted({s for t in g.tiers for s in successors(rules, t) if s not in inside})
+
+
+def fewer_men_needed(rules: RuleSet, a: int, b: int) -> list[tuple[int, int]]:
+    """The smaller subspaces that moves with a removal lead (a, b) into: (b - k, a) for k = 1 up
+    to the most men one move of a side with a men removes (``RuleSet.most_removals``: more than
+    one only with one removal per mill, on a board where a move can close several mills; at most
+    three); none below 3 men (the game is over there)."""
+    return [(b - k, a) for k in range(1, rules.most_removals(a) + 1) if b - k >= 3]
+
+
+def removal_depth(rules: RuleSet) -> int:
+    """The most men one move removes under ``rules``, over every subspace: how far below a pair's
+    total of men the subspaces it needs go."""
+    return rules.most_removals(rules.men)

@@ -17,17 +17,20 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from ..database.lock import writer_lock
-from ..database.storage import Database, add_subspaces, relink
+from ..storage.lock import writer_lock
+from ..storage.database import Database
+from ..storage.write import add_subspaces, relink
 from ..errors import DatabaseError, DepthOverflow
 from ..index import BoardIndex, board_index
 from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
 from . import run
 from .kernels import codes, placing
-from .plan import use_threads
+from ..jit import use_threads
 from .run import SolveRow
-from .tiers import Group, Tier, groups_in_order, needed_by, tier_name, twin, whole_game_tiers
+from ..tiers import Group, Tier, needed_by, tier_name, twin
+from .held import TierValues
+from .order import moving_men, placing_groups
 
 EMPTY = np.zeros(0, dtype=np.uint16)  # a successor tier no move of the tier reaches
 
@@ -110,37 +113,6 @@ def successor_values(t: Tier, stored: set, load: Callable[[Tier], np.ndarray], i
 def _inputs(rules, group, t, needed, solved):
     inside = group.cycles and twin(t) in group.tiers
     return successor_values(t, needed, solved, placing.MOVE if inside else -1)
-
-
-class TierValues:
-    """Solved tiers held in memory while a later group reads them; others read from the database."""
-
-    def __init__(self, db: Database):
-        self.db = db
-        self.held: dict[Tier, np.ndarray] = {}
-
-    def __call__(self, t: Tier) -> np.ndarray:
-        if t not in self.held:
-            self.held[t] = self.db.values(*t)
-        return self.held[t]
-
-    def keep_for(self, rules: RuleSet, groups: list[Group], new=()) -> None:
-        needed = {s for g in groups for s in needed_by(rules, g)}
-        for t in [t for t in self.held if t not in needed]:
-            del self.held[t]
-        for r in new:
-            if r.tier in needed:
-                self.held[r.tier] = r.values
-
-
-def placing_groups(rules: RuleSet, extended: bool = False) -> list[Group]:
-    """The groups with men in hand that ``--whole-game`` (or ``--extended``) solves, in order."""
-    return [g for g in groups_in_order(rules, whole_game_tiers(rules, extended)) if not g.moving_phase]
-
-
-def moving_men(rules: RuleSet, extended: bool = False) -> int:
-    """The most men a side has in the moving phase tiers a whole game reaches."""
-    return max([max(t[0], t[1]) for t in whole_game_tiers(rules, extended) if t[2] == t[3] == 0], default=0)
 
 
 def solve_whole(
@@ -238,34 +210,3 @@ def _bar(rules, index, groups, db, progress):
                 bar_format="{desc}: {percentage:3.0f}%|{bar:24}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}]")
 
 
-def start_position(rules: RuleSet):
-    """The empty board, White to move, every man in hand."""
-    from ..rules.notation import Position
-
-    return Position(0, 0, "w", rules.men, rules.men)
-
-
-def game_value(db_path: Path, rules: RuleSet | None = None):
-    """The analysis of the start position (its value and every first move's), or None where the
-    database does not hold the start's tier."""
-    from ..database.query import open_database
-
-    with open_database(db_path, rules) as db:
-        start = start_position(db.rules)
-        if not db.has(0, 0, db.rules.men, db.rules.men):
-            return None
-        return db.analyse(start)
-
-
-def game_value_line(db_path: Path, rules: RuleSet | None = None) -> str | None:
-    """"game value: White wins in 9 plies (the start, ......... w 3 3)", or None."""
-    analysis = game_value(db_path, rules)
-    return None if analysis is None else describe_game(analysis)
-
-
-def describe_game(analysis) -> str:
-    """The start position's value in words, from White's side (White moves first)."""
-    p = analysis.probe
-    verdict = {"win": "White wins", "loss": "Black wins", "draw": "a draw"}[p.value]
-    plies = "" if p.plies is None else f" in {p.plies} plies"
-    return f"game value: {verdict}{plies} (the start, {analysis.board_string})"

@@ -11,11 +11,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..database.storage import Database
-from ..index import board_index
-from ..rules.rulesets import RuleSet
-from .pair import solve_pair, warm_up
-from .plan import SolvedValues
+from ...storage.database import Database
+from ...index import board_index
+from ...rules.rulesets import RuleSet
+from ..pair import solve_pair, warm_up
+from ..held import SolvedValues
 
 
 @dataclass

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 
-from ...index.kernels import G0_MASK, SYM_BITS, SYMMETRIC, canonical_with, colex_rank, image
-from ...rules.bits import popcount
-from ...jit import helper
+from .kernels import G0_MASK, SYM_BITS, SYMMETRIC, canonical_with, colex_rank, image
+from ..rules.bits import popcount
+from ..jit import helper
 
 
 @helper

@@ -1,0 +1,78 @@
+"""Solved values kept in memory while later work reads them (the rest is read from the database)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..rules.rulesets import RuleSet
+from ..storage.database import Database
+from ..tiers import Group, Tier, needed_by
+from .order import still_needed
+
+
+class SolvedValues:
+    """Values of solved subspaces, kept in memory while a later pair may need them.
+
+    ``load(a, b)`` reads one that this run did not solve (from a database); without it, asking for
+    one that is not held raises KeyError. A run calls ``keep_for(rules, pairs_left)`` before
+    and after each pair, so that nothing stays that no pair left reads (the mirror half of a pair is
+    often such a subspace). ``moving_to`` is the coarser rule for walking the subspaces of a
+    database in order (``verify``): a pair of total t needs totals down to t - ``depth``
+    (``removal_depth``: 1, or up to 3 under per-mill), so it drops everything below that.
+    """
+
+    def __init__(self, load: Callable[[int, int], np.ndarray] | None = None, depth: int = 2):
+        self._load = load
+        self._depth = depth
+        self._held: dict[tuple[int, int], np.ndarray] = {}
+
+    def __call__(self, a: int, b: int) -> np.ndarray:
+        if (a, b) not in self._held:
+            if self._load is None:
+                raise KeyError(f"subspace {a}-{b} is needed but was not solved in this run")
+            self._held[(a, b)] = self._load(a, b)
+        return self._held[(a, b)]
+
+    def add(self, a: int, b: int, values: np.ndarray) -> None:
+        self._held[(a, b)] = values
+
+    def held(self) -> list[tuple[int, int]]:
+        return sorted(self._held)
+
+    def keep_for(self, rules: RuleSet, pairs: list[tuple[int, int]], new=()) -> None:
+        """Hold what ``pairs`` (the pairs still to solve) read and nothing else; ``new`` offers
+        freshly solved (a, b, values), kept only if one of them reads it."""
+        needed = still_needed(rules, pairs)
+        for key in [k for k in self._held if k not in needed]:
+            del self._held[key]
+        for a, b, values in new:
+            if (a, b) in needed:
+                self._held[(a, b)] = values
+
+    def moving_to(self, a: int, b: int) -> None:
+        """Forget what no subspace from (a, b) on can need."""
+        for key in [k for k in self._held if sum(k) < a + b - self._depth]:
+            del self._held[key]
+
+
+class TierValues:
+    """Solved tiers held in memory while a later group reads them; others read from the database."""
+
+    def __init__(self, db: Database):
+        self.db = db
+        self.held: dict[Tier, np.ndarray] = {}
+
+    def __call__(self, t: Tier) -> np.ndarray:
+        if t not in self.held:
+            self.held[t] = self.db.values(*t)
+        return self.held[t]
+
+    def keep_for(self, rules: RuleSet, groups: list[Group], new=()) -> None:
+        needed = {s for g in groups for s in needed_by(rules, g)}
+        for t in [t for t in self.held if t not in needed]:
+            del self.held[t]
+        for r in new:
+            if r.tier in needed:
+                self.held[r.tier] = r.values

@@ -1,0 +1,209 @@
+"""Reading a database: ``Database`` (the subspaces and tiers it holds, their statistics and values)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import h5py
+import numpy as np
+
+from ..errors import DatabaseError, MissingSubspaceError
+from ..rules.rulesets import RuleSet
+import os
+from .files import check_header, exists, open_h5, solve_command, subspace_dir, subspace_file, subspace_files, subspace_name, subspaces_group, v1_parts
+
+
+@dataclass
+class SubspaceInfo:
+    mover: int
+    opponent: int
+    mover_hand: int
+    opponent_hand: int
+    positions: int
+    slots: int
+    win: int
+    draw: int
+    loss: int
+    max_win: int
+    max_loss: int
+    max_plies: int
+    seconds: float
+    cpu_seconds: float  # 0 where the file predates it
+    bytes_on_disk: int
+    checksum: str
+    file: Path
+
+    @property
+    def name(self) -> str:
+        return subspace_name(self.mover, self.opponent, self.mover_hand, self.opponent_hand)
+
+    @property
+    def tier(self) -> tuple[int, int, int, int]:
+        return (self.mover, self.opponent, self.mover_hand, self.opponent_hand)
+
+    @property
+    def placing(self) -> bool:
+        """Whether the tier has men in hand (the placing phase)."""
+        return bool(self.mover_hand or self.opponent_hand)
+
+
+class Database:
+    """Read access to a database: the subspaces its main file links, any subspace file a killed
+    run had not linked yet, and (format version 1) the datasets inline in the main file and the
+    parts of an interrupted run.
+
+    Files are opened per read and closed again, so a database object is cheap and never holds a
+    subspace in memory unless asked for its whole values (``values``); ``read_slots`` reads
+    single values through HDF5's chunk cache.
+    """
+
+    def __init__(self, path: str | os.PathLike, rules: RuleSet | None = None, must_exist: bool = True):
+        self.path = Path(path)
+        self.rules: RuleSet | None = rules
+        self._info: dict[str, SubspaceInfo] = {}
+        self._pending: dict[str, Path] = {}  # subspace files not read yet, by subspace name
+        self._handles: dict[Path, h5py.File] = {}
+        if not exists(self.path):
+            if must_exist:
+                raise DatabaseError(f"no database at {self.path} (build one with: {solve_command(rules, None, self.path)})")
+            return
+        files = subspace_files(self.path)
+        if self.path.exists():
+            with open_h5(self.path) as f:
+                stored = check_header(f, self.path, self.rules)
+                self.rules = self.rules or stored
+                group = subspaces_group(f, self.path)
+                for name in group:
+                    if not isinstance(group.get(name, getlink=True), h5py.ExternalLink):
+                        self._add(name, group[name], self.path)  # format version 1: inline
+                    elif name not in files:
+                        missing = subspace_file(self.path, name)
+                        raise DatabaseError(
+                            f"{self.path} links subspace {name} to {missing}, which is missing (put it back, "
+                            f"or remove {self.path} and run morris solve again to link what {missing.parent} holds)"
+                        )
+        # A subspace's own file is opened when it is first asked about: a lookup in a database of
+        # 49 files then opens the few it reads, not all of them (about 2 ms each).
+        self._pending.update(files)
+        if self.rules is None and files:
+            self._load(next(iter(files)))
+        for file in v1_parts(self.path):
+            self._read_file(file, skip=self._pending)  # a subspace's own file wins over a v1 part
+
+    def _load(self, name: str) -> None:
+        file = self._pending.pop(name, None)
+        if file is not None:
+            self._read_file(file)
+
+    def _read_file(self, file: Path, skip: dict[str, Path] | None = None) -> None:
+        with open_h5(file) as f:
+            stored = check_header(f, file, self.rules)
+            self.rules = self.rules or stored
+            group = subspaces_group(f, file)
+            if file.parent == subspace_dir(self.path) and file.stem not in group:
+                raise DatabaseError(f"{file} is damaged: it has no subspace {file.stem}")
+            for name in group:
+                if not skip or name not in skip:
+                    self._add(name, group[name], file)
+
+    def _add(self, name: str, ds: h5py.Dataset, file: Path) -> None:
+        if name in self._info:
+            return
+        if not isinstance(ds, h5py.Dataset):
+            raise DatabaseError(f"{file} is damaged: subspaces/{name} is not a dataset")
+        a = dict(ds.attrs)
+        self._info[name] = SubspaceInfo(
+            mover=int(a["mover"]), opponent=int(a["opponent"]), mover_hand=int(a.get("mover_hand", 0)),
+            opponent_hand=int(a.get("opponent_hand", 0)), positions=int(a["positions"]),
+            slots=int(a["slots"]), win=int(a["win"]), draw=int(a["draw"]), loss=int(a["loss"]),
+            max_win=int(a["max_win"]), max_loss=int(a["max_loss"]), max_plies=int(a["max_plies"]),
+            seconds=float(a["seconds"]), cpu_seconds=float(a.get("cpu_seconds", 0.0)), bytes_on_disk=int(ds.id.get_storage_size()),
+            checksum=str(a["checksum"]), file=file,
+        )
+
+    # -- catalogue ------------------------------------------------------------------------------
+    def tiers(self) -> list[SubspaceInfo]:
+        """Every subspace, the moving phase's and the tiers with men in hand: by men in hand,
+        then men on the board."""
+        for name in list(self._pending):
+            self._load(name)
+        return sorted(
+            self._info.values(),
+            key=lambda s: (s.mover_hand + s.opponent_hand, s.mover + s.opponent, s.mover, s.opponent, s.mover_hand),
+        )
+
+    def tier_keys(self) -> list[tuple[int, int, int, int]]:
+        """The tier of every subspace, from the names alone (no file is opened)."""
+        return sorted(tuple(int(x) for x in (name + "-0-0").split("-")[:4]) for name in {*self._info, *self._pending})
+
+    def subspaces(self) -> list[SubspaceInfo]:
+        """The subspaces of the moving phase (no men in hand)."""
+        return [s for s in self.tiers() if not s.placing]
+
+    def has(self, a: int, b: int, ha: int = 0, hb: int = 0) -> bool:
+        name = subspace_name(a, b, ha, hb)
+        self._load(name)  # a damaged file says so here, as it did when every file was read at once
+        return name in self._info
+
+    def info(self, a: int, b: int, ha: int = 0, hb: int = 0) -> SubspaceInfo:
+        name = subspace_name(a, b, ha, hb)
+        self._load(name)
+        if name not in self._info:
+            if ha or hb:
+                raise MissingSubspaceError(
+                    f"tier {name} (men in hand) is not in {self.path} (build it with: "
+                    f"{solve_command(self.rules, None, self.path)} --whole-game, or --extended for "
+                    "hands a game from the start does not reach)"
+                )
+            raise MissingSubspaceError(
+                f"subspace {name} is not in {self.path} (build it with: "
+                f"{solve_command(self.rules, max(a, b), self.path)})"
+            )
+        return self._info[name]
+
+    # -- values ---------------------------------------------------------------------------------
+    def _file(self, file: Path) -> h5py.File:
+        if file not in self._handles:
+            self._handles[file] = open_h5(file)
+        return self._handles[file]
+
+    def dataset(self, a: int, b: int, ha: int = 0, hb: int = 0) -> h5py.Dataset:
+        info = self.info(a, b, ha, hb)
+        return self._file(info.file)["subspaces"][info.name]
+
+    def values(self, a: int, b: int, ha: int = 0, hb: int = 0) -> np.ndarray:
+        """The whole subspace in memory."""
+        ds = self.dataset(a, b, ha, hb)
+        try:
+            return ds[...]
+        except OSError as e:
+            info = self.info(a, b, ha, hb)
+            raise DatabaseError(f"subspace {info.name} in {info.file} is corrupt: {e}") from None
+
+    def read_slots(self, a: int, b: int, slots: np.ndarray, ha: int = 0, hb: int = 0) -> np.ndarray:
+        ds = self.dataset(a, b, ha, hb)
+        slots = np.asarray(slots, dtype=np.int64)
+        if slots.size == 0:
+            return np.zeros(0, dtype=np.uint16)
+        order = np.argsort(slots)
+        uniq, inverse = np.unique(slots[order], return_inverse=True)
+        try:
+            got = ds[uniq]  # h5py fancy indexing wants increasing, unique indices
+        except OSError as e:
+            info = self.info(a, b, ha, hb)
+            raise DatabaseError(f"subspace {info.name} in {info.file} is corrupt: {e}") from None
+        out = np.empty(slots.shape[0], dtype=np.uint16)
+        out[order] = got[inverse]
+        return out
+
+    def close(self) -> None:
+        for h in self._handles.values():
+            h.close()
+        self._handles.clear()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

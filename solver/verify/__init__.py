@@ -1,0 +1,3 @@
+"""``morris verify``: every stored value recomputed from its successors' stored values by the
+checker's own kernels (``kernels``; ``check`` orders the work and reports), sharing no solver
+kernel, so that a bug of the engine cannot hide itself."""

@@ -1,15 +1,19 @@
 """The plan of a run (``morris solve --dry-run``): exact positions, a memory model that bounds what
-the engine allocates, the refusal of a run that does not fit, and the solved subspaces a run holds."""
+the engine allocates, the refusal of a run that does not fit, and the solved subspaces a run holds.
+The planner (``engine.costs.plan``) is tested directly too: its numbers are the dry run's, and a run
+that does not fit raises ``PlanError`` with the line the CLI prints."""
 
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from solver.cli import main
+from solver.errors import PlanError, RulesError
 from solver.engine.costs.moving import plan_run
 from solver.engine.pair import solve_pair
 from solver.engine.held import SolvedValues
@@ -124,3 +128,135 @@ def test_time_comes_from_the_reference_run_scaled_by_this_machine():
     # Without a factor, every pair is timed at the rate.
     plain = plan_run(rules, pairs, set(), rate=1e6, rate_source="test")
     assert all(p.seconds == pytest.approx(p.positions / 1e6, abs=0.05) for p in plain.pairs)
+
+
+# -- the planner itself (engine.costs.plan), which the CLI only prints ------------------------------
+
+
+@pytest.fixture(scope="module")
+def six3(tmp_path_factory):
+    """A database of Six Men's Morris up to 3 men a side: its 3-3 is done and timed."""
+    db = tmp_path_factory.mktemp("six3") / "six.h5"
+    assert CliRunner().invoke(main, ["solve", "--rules", "six", "--max-men", "3", "--db", str(db), "-q"]).exit_code == 0
+    return db
+
+
+def test_plan_solve_gives_the_dry_runs_numbers(six3):
+    from solver.engine.costs.plan import plan_solve
+
+    plan = plan_solve(make_rules("six"), 5, six3, memory_bytes=1 << 33, measure=True)
+    lines = _dry_run("--rules", "six", "--max-men", "5", "--db", str(six3), "--max-memory", "8GiB")
+    assert [p.to_dict() for p in plan.pairs] == lines[:-1]
+    assert dict(plan.to_dict(), database=str(six3)) == lines[-1]
+    assert plan.positions_to_solve == lines[-1]["positions_to_solve"] == lines[-1]["positions"] - 10_112
+    assert plan.peak_bytes == lines[-1]["peak_bytes"] and plan.pairs[0].done
+    assert plan.rate_source == "the rate of pair 3-3 in the database"
+    # without measuring, nothing is timed
+    assert plan_solve(make_rules("six"), 5, six3).to_dict()["seconds"] is None
+
+
+def test_plan_whole_game_gives_the_dry_runs_numbers(six3):
+    from solver.engine.costs.plan import plan_whole_game
+
+    plan = plan_whole_game(make_rules("six"), False, six3, measure=True)
+    out = CliRunner().invoke(main, ["solve", "--rules", "six", "--whole-game", "--dry-run", "--json", "--db", str(six3)])
+    assert out.exit_code == 0, out.output
+    lines = [json.loads(line) for line in out.output.splitlines()]
+    moving = [x for x in lines if x["event"] == "plan"]
+    assert moving == [dict(plan.moving.to_dict(), database=str(six3))]
+    assert [x for x in lines if x["event"] == "hands"] == [dict(r, event="hands") for r in plan.placing.rows]
+    assert lines[-1] == plan.placing.to_dict()
+    assert plan.peak_bytes == max(plan.moving.peak_bytes, plan.placing.peak_bytes)
+    assert plan.positions_to_solve == moving[0]["positions_to_solve"] + lines[-1]["positions_to_solve"]
+
+
+def test_a_plan_that_does_not_fit_raises_plan_error(tmp_path):
+    from solver.engine.costs.plan import check_fits, plan_solve
+
+    db = tmp_path / "x.h5"
+    rules = make_rules("standard")
+    with pytest.raises(PlanError) as e:
+        plan_solve(rules, 4, db, memory_bytes=100 << 20)
+    (line,) = str(e.value).splitlines()
+    assert re.fullmatch(
+        r"pair 4-4 needs about [\d,]+ MiB at its peak, more than the 100 MiB allowed "
+        r"\(--max-memory; see morris solve --dry-run\)",
+        line,
+    ), line
+    # check=False gives the plan (a dry run shows it), and check_fits refuses it just the same
+    plan = plan_solve(rules, 4, db, memory_bytes=100 << 20, check=False)
+    assert not plan.fits() and plan.peak.pair == "4-4"
+    with pytest.raises(PlanError, match="^pair 4-4 needs about"):
+        check_fits(plan)
+    assert not db.exists()
+    # the CLI prints the same line
+    out = CliRunner().invoke(main, ["solve", "--max-men", "4", "--db", str(db), "--max-memory", "100MiB"])
+    assert out.exit_code == 1 and out.output == f"error: {line}\n"
+
+
+def test_a_placing_phase_that_does_not_fit_raises_plan_error(tmp_path):
+    """The moving phase is done, so only the groups of tiers with men in hand count."""
+    from solver.engine.costs.plan import plan_whole_game
+
+    db = tmp_path / "three.h5"
+    assert CliRunner().invoke(main, ["solve", "--rules", "three", "--max-men", "3", "--db", str(db), "-q"]).exit_code == 0
+    rules = make_rules("three")
+    plan = plan_whole_game(rules, False, db, memory_bytes=1 << 30)
+    assert plan.moving.peak_bytes == 0 and plan.peak_bytes == plan.placing.peak_bytes
+    with pytest.raises(PlanError) as e:
+        plan_whole_game(rules, False, db, memory_bytes=300 << 20)
+    assert re.fullmatch(
+        r"tiers \S+ need about [\d,]+ MiB at their peak, more than the 300 MiB allowed "
+        r"\(--max-memory; see morris solve --whole-game --dry-run\)",
+        str(e.value),
+    ), str(e.value)
+
+
+def test_local_workers_that_would_not_fit_together_raise_plan_error():
+    from solver.engine.costs.plan import check_local_workers
+
+    check_local_workers(None, 1 << 30, 1 << 30)
+    check_local_workers("local:1", 2 << 30, 1 << 30)  # one worker: the run's own check covers it
+    check_local_workers("tcp://somewhere:8786", 2 << 30, 1 << 30)  # not this machine's memory
+    check_local_workers("local:4", 256 << 20, 1 << 30)
+    with pytest.raises(PlanError) as e:
+        check_local_workers("local:4", 300 << 20, 1 << 30)
+    assert str(e.value) == (
+        "--cluster local:4: 4 workers may each hold about 300 MiB at once, more than the 1,024 MiB allowed "
+        "(use fewer workers, or --max-memory)"
+    )
+    with pytest.raises(RulesError):
+        check_local_workers("local:0", 1, 1)
+
+
+def test_timing_this_machine_runs_the_chain_to_4_men(tmp_path):
+    """Without a database to go by, a measured plan solves the chain to 4 men in memory, with a bar
+    over its positions."""
+    from solver.engine.costs.bench import chain_positions
+    from solver.engine.costs.plan import capped_men, plan_solve
+
+    rules = make_rules("six")
+    assert chain_positions(rules, pairs_up_to(4)) == 10_112 + 2 * 25_190 + 56_748
+    assert capped_men(rules, 4) == 4 and capped_men(make_rules("three"), 4) == 3
+    bars = []
+
+    class Bar:
+        def __init__(self, total, desc):
+            self.total, self.desc, self.done = total, desc, 0
+            bars.append(self)
+
+        def advance(self, positions):
+            self.done += positions
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            pass
+
+    plan = plan_solve(rules, 5, tmp_path / "new.h5", measure=True, progress_bar=Bar)
+    (bar,) = bars
+    assert bar.desc == "timing this machine on the chain to 4 men" and bar.done == bar.total == 117_240
+    assert plan.rate > 0 and plan.rate_source == "measured now on the chain to 4 men (larger pairs run slower)"
+    assert all(p.seconds is not None for p in plan.pairs)
+    assert not (tmp_path / "new.h5").exists()

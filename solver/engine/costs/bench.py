@@ -107,6 +107,15 @@ def run_bench(
     return BenchReport(rows, rss_before, peak_rss_mib())
 
 
+def chain_positions(rules: RuleSet, pairs: list[tuple[int, int]]) -> int:
+    """Positions of ``pairs`` (both halves of each), up to symmetry: the work of solving them."""
+    from ...index.counting import subspace_positions
+
+    return sum(
+        subspace_positions(rules.board, a, b) + (0 if a == b else subspace_positions(rules.board, b, a)) for a, b in pairs
+    )
+
+
 def machine_line() -> str:
     import os
     import platform

@@ -62,6 +62,16 @@ class RunPlan:
     def peak(self) -> PairPlan | None:
         return max(self.todo, key=lambda p: p.peak_bytes, default=None)
 
+    @property
+    def peak_bytes(self) -> int:
+        """The peak of the largest pair to solve (0 where nothing is left to solve)."""
+        peak = self.peak
+        return peak.peak_bytes if peak else 0
+
+    @property
+    def positions_to_solve(self) -> int:
+        return sum(p.positions for p in self.todo)
+
     def fits(self) -> bool:
         peak = self.peak
         return peak is None or peak.peak_bytes <= self.memory_bytes
@@ -74,8 +84,8 @@ class RunPlan:
             "rules": self.rules.to_dict(),
             "subspaces": [s for p in self.pairs for s in p.subspaces],
             "positions": sum(p.positions for p in self.pairs),
-            "positions_to_solve": sum(p.positions for p in todo),
-            "peak_bytes": peak.peak_bytes if peak else 0,
+            "positions_to_solve": self.positions_to_solve,
+            "peak_bytes": self.peak_bytes,
             "peak_pair": peak.pair if peak else None,
             "memory_bytes": self.memory_bytes,
             "fits": self.fits(),

@@ -1,9 +1,9 @@
 """What the placing phase of a whole game will cost: positions, memory, disk and time, by men in hand.
 
-A group's memory is what ``whole.solve_group`` allocates per slot (the values), plus for a group
+A group's memory is what ``placing.solve_group`` allocates per slot (the values), plus for a group
 where moves cycle (Lasker's rule) the count of internal moves and the two summaries of the solved
 successors per slot, and the explicit graph: its pointers, the reversed graph and the level
-buckets per slot, and two numbers per internal move; plus the solved tiers held for it and later groups (``whole.TierValues``,
+buckets per slot, and two numbers per internal move; plus the solved tiers held for it and later groups (``held.TierValues``,
 simulated the same way). Disk is at most 2 bytes a slot.
 """
 
@@ -44,6 +44,10 @@ class PlacingPlan:
     rate_source: str
     notes: list[str] = field(default_factory=list)
 
+    @property
+    def positions_to_solve(self) -> int:
+        return sum(r["positions_to_solve"] for r in self.rows)
+
     def fits(self) -> bool:
         return self.peak_bytes <= self.memory_bytes
 
@@ -55,7 +59,7 @@ class PlacingPlan:
             "groups": self.groups,
             "tiers": sum(r["tiers"] for r in self.rows),
             "positions": sum(r["positions"] for r in self.rows),
-            "positions_to_solve": sum(r["positions_to_solve"] for r in self.rows),
+            "positions_to_solve": self.positions_to_solve,
             "slots": sum(r["slots"] for r in self.rows),
             "peak_bytes": self.peak_bytes,
             "peak_group": self.peak_group,
@@ -94,7 +98,7 @@ def plan_placing(
     memory_bytes: int | None = None,
     speed: float | None = None,
 ) -> PlacingPlan:
-    """The cost of the placing groups of a whole game (``whole.placing_groups``); tiers in
+    """The cost of the placing groups of a whole game (``order.placing_groups``); tiers in
     ``done`` are in the database already. Time: positions at ``REFERENCE_RATE`` times ``speed``
     (this machine's seconds per second of the reference run), or at the reference rate as it is."""
     index = board_index(rules.board)

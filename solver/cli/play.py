@@ -1,153 +1,23 @@
 """``morris play``: a game in the terminal against the database's perfect play.
 
-The database plays the first of its best moves (``Analysis.best_moves``: the fastest win, a drawing
-move, or the longest loss); the player types moves in the notation. At a terminal the board is
-drawn after every move; otherwise (a script, a test) moves are read one a line and every ply is one
-plain line, or with --json one JSON object.
-
-A game ends when the side to move has lost (or the board is full under Twelve's rules), when a
-position comes up a third time (the solver has no repetition rule, so a drawn game would go on for
-ever; the third time ends it, with the position's value under perfect play), or when the player
-stops (``quit``, or the end of the input).
+The game itself (the position, the database's replies, repetitions and how it ends) is
+``solver.play.Game``; this module reads the player's moves and shows the game. At a terminal the
+board is drawn after every move; otherwise (a script, a test) moves are read one a line and every
+ply is one plain line, or with --json one JSON object. The player stops with ``quit`` or the end
+of the input.
 """
 
 from __future__ import annotations
 
 import sys
-from collections import Counter
-from dataclasses import dataclass
 
 import click
 
-from ..errors import IllegalMoveError, NotationError
+from ..errors import IllegalMoveError
+from ..play import COLOUR, Ending, Game, Ply, value_text
 from .common import database_and_rules, db_option, echo_json, json_option, rules_options
 
-COLOUR = {"w": "White", "b": "Black"}
 QUIT = ("quit", "exit", "q")
-REPEATS = 3  # the n-th occurrence of a position ends the game
-
-
-def plies_text(n: int) -> str:
-    return f"{n} ply" if n == 1 else f"{n} plies"
-
-
-def value_text(value: str, plies: int | None) -> str:
-    return "draw" if value == "draw" else f"{value} in {plies_text(plies)}"
-
-
-@dataclass(frozen=True)
-class Ply:
-    number: int
-    side: str  # who moved: "w" or "b"
-    by: str  # "you" or "database"
-    move: object  # the MoveValue played (its value is for the side that moved)
-
-
-@dataclass(frozen=True)
-class Ending:
-    result: str | None  # "white", "black", "draw", or None for a game stopped undecided
-    reason: str  # "lost", "full board", "repetition" or "stopped"
-    text: str
-
-
-class Game:
-    """The position, the plies played and how often each position came up; the analysis of the
-    current position comes from the database."""
-
-    def __init__(self, db, start, you: str):
-        self.db, self.board, self.you = db, db.board, you
-        self.plies = 0
-        self.seen = Counter()
-        self._enter(start)
-
-    def _enter(self, position) -> None:
-        self.position = position
-        self.seen[position] += 1
-        self.analysis = self.db.analyse(position)
-
-    @property
-    def to_move(self) -> str:
-        return self.position.side
-
-    @property
-    def board_string(self) -> str:
-        return self.analysis.board_string
-
-    def legal(self) -> list[str]:
-        """The legal moves in the order ``morris moves`` lists them (not by value: that would be a hint)."""
-        moves = sorted(self.analysis.moves, key=lambda m: (m.move.frm, m.move.to, m.move.removals))
-        return [m.notation for m in moves]
-
-    def find(self, text: str):
-        """The legal move ``text`` names; IllegalMoveError otherwise."""
-        from ..rules.notation import parse_move
-
-        written = "".join(text.split()).lower()
-        try:
-            move = parse_move(written, self.board)
-        except NotationError as e:
-            raise IllegalMoveError(str(e)) from None
-        for mv in self.analysis.moves:
-            if mv.move == move:
-                return mv
-        closing = [m.notation for m in self.analysis.moves if (m.move.frm, m.move.to) == (move.frm, move.to) and m.move.removals]
-        if closing and not move.removals:
-            raise IllegalMoveError(f"illegal move {written!r}: it closes a mill, so name the man it removes ({' '.join(sorted(closing))})")
-        raise IllegalMoveError(f"illegal move {written!r}")
-
-    def play(self, mv, by: str) -> Ply:
-        side = self.to_move
-        self.plies += 1
-        self._enter(mv.after)
-        return Ply(self.plies, side, by, mv)
-
-    def database_move(self) -> Ply:
-        return self.play(self.analysis.best_moves[0], "database")
-
-    def ending(self) -> Ending | None:
-        """How the game has ended at the current position, or None while it goes on."""
-        probe, side = self.analysis.probe, self.to_move
-        if not self.analysis.moves:  # game over: the side to move has lost, or a drawn end
-            if probe.value == "draw":
-                return Ending("draw", "full board", f"draw after {plies_text(self.plies)}: the board is full")
-            winner, loser = COLOUR[_other(side)], COLOUR[side]
-            return Ending(
-                winner.lower(), "lost", f"{winner} wins in {plies_text(self.plies)}: {loser} {self._why_lost()}"
-            )
-        if self.seen[self.position] >= REPEATS:
-            if probe.value == "draw":
-                return Ending(
-                    "draw", "repetition",
-                    f"draw after {plies_text(self.plies)}: the position came up {REPEATS} times, and it is a "
-                    "draw under perfect play",
-                )
-            return Ending(
-                None, "repetition", f"stopped after {plies_text(self.plies)}: the position came up {REPEATS} times; {self.verdict()}"
-            )
-        return None
-
-    def stopped(self) -> Ending:
-        return Ending(None, "stopped", f"stopped after {plies_text(self.plies)}; {self.verdict()}")
-
-    def verdict(self) -> str:
-        p = self.analysis.probe
-        if p.value == "draw":
-            return "the position is a draw under perfect play"
-        return f"under perfect play {COLOUR[self.to_move]} to move has a {value_text(p.value, p.plies)}"
-
-    def _why_lost(self) -> str:
-        men = self.position.mover.bit_count()
-        if men < 3:
-            return f"is down to {men} men"
-        if self.db.rules.mill_wins == "on" and any(
-            self.position.opponent & int(m) == int(m) for m in self.board.mill_masks
-        ):
-            return f"faces a mill of {COLOUR[_other(self.to_move)]}"
-        return "has no legal move"
-
-
-def _other(side: str) -> str:
-    return "b" if side == "w" else "w"
 
 
 # -- what the player sees: a terminal, plain lines, or JSON ---------------------------------------
@@ -264,11 +134,12 @@ def _read_moves(interactive: bool):
 
 def _start_position(text: str, rules):
     """POSITION, or the start of a game (answered by a database solved with --whole-game)."""
-    from ..rules.notation import Position, parse_position
+    from ..query import start_position
+    from ..rules.notation import parse_position
 
     if text:
         return parse_position(text, rules)
-    return Position(0, 0, "w", rules.men, rules.men)
+    return start_position(rules)
 
 
 @click.command()
@@ -294,8 +165,6 @@ def play(db_path, rules_name, options, colour, hints, as_json, position):
     path, rules = database_and_rules(rules_name, options, db_path)
     with open_database(path, rules) as db:
         start = _start_position(" ".join(position), db.rules)
-        if start.hand_white or start.hand_black:
-            db.info(bin(start.mover).count("1"), bin(start.opponent).count("1"), start.hand_mover, start.hand_opponent)
         you = colour[0] if colour else start.side
         game = Game(db, start, you)
         interactive = sys.stdin.isatty() and not as_json

@@ -1,13 +1,17 @@
 """``morris verify``: checksums, then every position against the best over its successors.
 
-The kernels (``verify_kernels``) do the work, in one of three ways per subspace that give the same
+The kernels (``kernels`` for the moving phase, ``placing_kernels`` for the tiers with men in
+hand) do the work, with forward move generation and the index alone: nothing of the solver's
+kernels. The moving phase is checked in one of three ways per subspace that give the same
 verdict on every slot: the twin walk checks every position in full; the sweep and the marked walk
 check in full all but the draws whose successors are all draws, which need nothing computed. The
 sweep serves where few positions are wins, losses or draws next to one (the subspaces with many
 men), the marked walk where more are (a side that flies), the twin walk where a removal leaves
-the opponent two men and where most positions are wins or losses. A subspace is checked in
-chunks of its runs, so that the progress bar moves; ``subspaces`` picks the ones to check (those
-they read are loaded from the database all the same).
+the opponent two men and where most positions are wins or losses. The tiers with men in hand
+come after them (by men in hand), each by the tier walk (every position in full) or the tier
+sweep (the same shortcut as the sweep), picked the same way. A subspace is checked in chunks, so
+that the progress bar moves; ``subspaces`` picks the ones to check (those they read are loaded
+from the database all the same).
 """
 
 from __future__ import annotations
@@ -22,17 +26,18 @@ import numba
 import numpy as np
 
 from ..engine.held import SolvedValues
-from ..tiers import fewer_men_needed, removal_depth
+from ..tiers import fewer_men_needed, removal_depth, successors
 from ..jit import use_threads
 from ..errors import DatabaseError, SubspaceChoiceError
 from ..index import board_index
-from ..rules.movegen import MAX_MOVES
+from ..rules.movegen import MAX_MOVES, OPT_FLY
 from ..rules.notation import Position, format_position
 from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
 from ..values import DUP, describe
 from ..storage.database import Database, SubspaceInfo
 from ..storage.files import checksum, subspace_name
+from . import placing_kernels as pk
 from .kernels import check_duplicates, expected_value, mark_predecessors, not_draws, sweep, verify_from_twin
 
 MAX_LISTED = 5
@@ -43,7 +48,9 @@ SWEEP_SHARE = 0.25  # the sweep where it would check at most this share of the p
 REMOVAL_CANDIDATES = 4  # the marked walk where the removals' candidates are at most this many a position
 SAMPLE_SOURCES = 4096  # successors whose candidates are counted to estimate them all
 NO_MARKS = np.zeros(1, dtype=np.uint8)
-TWIN_WALK, MARKED_WALK, SWEEP = "twin walk", "marked walk", "sweep"
+TWIN_WALK, MARKED_WALK, SWEEP = "twin walk", "marked walk", "sweep"  # the moving phase
+TIER_WALK, TIER_SWEEP, TIER_DIRECT = "tier walk", "tier sweep", "tier direct"  # the tiers with men in hand
+EMPTY = np.zeros(0, dtype=np.uint16)  # a successor tier that no move of the tier reaches
 
 
 SUBSPACE_NAME = re.compile(r"^(\d+)-(\d+)(?:-(\d+)-(\d+))?$")
@@ -102,9 +109,10 @@ def verify(
     """Check every subspace of the database, or those named in ``subspaces`` ("A-B"; a name
     that is malformed or not in the database raises SubspaceChoiceError before any work); with
     ``rules``, a database of another rule set is refused (MismatchError). ``on_check`` hears
-    each subspace's check as it is done. ``method`` (TWIN_WALK, MARKED_WALK or SWEEP, for the
-    tests and the benchmark) forces one way where it can serve; by default each subspace gets
-    the one that should be fastest."""
+    each subspace's check as it is done. ``method`` (TWIN_WALK, MARKED_WALK or SWEEP for the
+    moving phase, TIER_WALK or TIER_DIRECT for the tiers with men in hand; for the tests and the
+    benchmark) forces one way where it can serve; by default each subspace gets the one that
+    should be fastest."""
     chosen = None if subspaces is None else parse_subspaces(subspaces)
     use_threads(threads)
     checks: list[SubspaceCheck] = []
@@ -116,8 +124,8 @@ def verify(
                 held = ", ".join(s.name for s in subs) or "none"
                 raise SubspaceChoiceError(f"--subspace {', '.join(lacking)}: not in {db_path} (it holds {held})")
             subs = [s for s in subs if s.tier in chosen]
-        run = _Run(db, method)
-        check_tier = _TierCheck(db).check
+        run = _Run(db, method if method in (TWIN_WALK, MARKED_WALK, SWEEP) else None)
+        check_tier = _TierCheck(db, method if method in (TIER_WALK, TIER_SWEEP, TIER_DIRECT) else None, [s.tier for s in subs if s.placing]).check
         bar = None
         if progress:
             from tqdm import tqdm
@@ -128,6 +136,8 @@ def verify(
                 if bar:
                     bar.set_postfix_str(s.name)
                 t0 = time.perf_counter()
+                if s.placing:
+                    run.release()  # the moving phase is done (the tiers come by men in hand)
                 check = (check_tier if s.placing else run.check)(s, bar.update if bar else None)
                 check.seconds = time.perf_counter() - t0
                 checks.append(check)
@@ -152,6 +162,12 @@ class _Run:
         self.not_draws: dict[tuple[int, int], np.ndarray] = {}
         self.marks = np.zeros(0, dtype=np.uint8)  # reused: fresh pages cost a fault each
         self.nblocks = BLOCKS_PER_THREAD * numba.get_num_threads()
+
+    def release(self) -> None:
+        """Let go of the values held for the subspaces still to check."""
+        self.values = SolvedValues(self.db.values, depth=self.depth)
+        self.not_draws.clear()
+        self.marks = np.zeros(0, dtype=np.uint8)
 
     def check(self, s: SubspaceInfo, advance: Callable[[int], None] | None) -> SubspaceCheck:
         a, b = s.mover, s.opponent
@@ -246,7 +262,7 @@ class _Run:
             if (b - k, a) not in self.not_draws:
                 self.not_draws[(b - k, a)] = not_draws(b - k, a, values, self.nblocks, self.ix)
             src = self.not_draws[(b - k, a)]
-            sample = src[:: max(1, src.size // SAMPLE_SOURCES)]
+            sample = np.ascontiguousarray(src[:: max(1, src.size // SAMPLE_SOURCES)])
             if sample.size:
                 counted = mark_predecessors(a, b, k, sample, self.nblocks, NO_MARKS, self.g, self.ix, True)
                 if k == 0:
@@ -304,58 +320,174 @@ def _chunks(runs: int, per_run: int):
 
 
 class _TierCheck:
-    """The tiers with men in hand: every slot against ``kernels.placing.tier_pass`` run over the
-    stored values of all its successors (the twin's too, where Lasker's moves lead there), which
-    gives each position the best over its successors: a win 1 + its shortest successor loss, a
-    loss 1 + its longest successor win when all are wins, a draw otherwise, DUP off the canonical
-    slots. A tier holds few positions next to the moving phase: the values are read per tier."""
+    """The tiers with men in hand, by their own forward check (``placing_kernels``): every
+    canonical slot against the best over the stored values of its successors, listed by the
+    rules' move generation and ranked by the index (the twin's too, where Lasker's moves lead
+    there), DUP in the other slots. The values of the tiers it reads are held while a tier later
+    in ``order`` still reads them."""
 
-    def __init__(self, db: Database):
-        from .. import tiers
-
-        self.db, self.rules, self.tiers = db, db.rules, tiers
+    def __init__(self, db: Database, method: str | None, order: list[tuple[int, int, int, int]]):
+        self.db, self.rules, self.method = db, db.rules, method
         self.index = board_index(self.rules.board)
+        self.g, self.ix = game_tables(self.rules), self.index.tables
+        self.nblocks = BLOCKS_PER_THREAD * numba.get_num_threads()
+        self.held: dict[tuple[int, int, int, int], np.ndarray] = {}
+        # the last tier of ``order`` that reads each tier (itself, or a successor)
+        self.last_use: dict[tuple[int, int, int, int], int] = {}
+        for i, t in enumerate(order):
+            for x in [t, *successors(self.rules, t)]:
+                self.last_use[x] = i
+        self.position = {t: i for i, t in enumerate(order)}
+        self.not_draws: dict[tuple[int, int, int, int], np.ndarray] = {}
+        self.marks = np.zeros(0, dtype=np.uint8)  # reused: fresh pages cost a fault each
+        # the most men one move removes: one a mill through the point a man arrives on (none under mill-wins)
+        mills_through = int(np.count_nonzero(self.g.point_mills, axis=1).max())
+        per_mill = self.rules.double_mill == "per-mill"
+        self.most_removed = 0 if self.rules.mill_wins == "on" else (mills_through if per_mill else 1)
+
+    def _values(self, t: tuple[int, int, int, int]) -> np.ndarray:
+        if t not in self.held:
+            self.held[t] = self.db.values(*t)
+        return self.held[t]
 
     def check(self, s: SubspaceInfo, advance: Callable[[int], None] | None) -> SubspaceCheck:
-        from ..engine.kernels import placing
-        from ..engine.placing import successor_values
-
-        t = s.tier
+        progress = _Progress(s.positions, advance)
         try:
-            v = self.db.values(*t)
+            return self._check(s, progress)
+        finally:
+            progress.finish()
+            done = self.position.get(s.tier, -1)
+            for t in [t for t in self.held if self.last_use.get(t, -1) <= done]:
+                del self.held[t]
+                self.not_draws.pop(t, None)
+
+    def _check(self, s: SubspaceInfo, progress: _Progress) -> SubspaceCheck:
+        t = s.tier
+        a, b, ha, hb = t
+        try:
+            v = self._values(t)
         except DatabaseError as e:
             return SubspaceCheck(s.name, s.positions, False, error=str(e))
-        check = SubspaceCheck(s.name, s.positions, checksum(v) == s.checksum, method="successors")
-        reached = set(self.tiers.successors(self.rules, t))
+        check = SubspaceCheck(s.name, s.positions, checksum(v) == s.checksum)
+        reached = set(successors(self.rules, t))
         lacking = [subspace_name(*x) for x in sorted(reached) if not self.db.has(*x)]
         if lacking:
             check.missing = ", ".join(lacking)
             return check
+        kinds = successor_kinds(t)
         try:
-            succ, internal = successor_values(t, reached, lambda x: self.db.values(*x))
+            succ = tuple(self._values(x) if x in reached else EMPTY for x in kinds)
         except DatabaseError as e:
             check.error = f"a tier it needs is unreadable: {e}"
             return check
-        if v.shape != (self.index.slots(t[0], t[1]),):
-            check.error = f"tier {s.name} holds {v.size:,} values, not the {self.index.slots(t[0], t[1]):,} slots of its index"
-            return check
-        want = np.empty_like(v)
-        size = v.shape[0]
-        nint = np.empty(size, dtype=np.int32)
-        win_at, loss_at = np.empty(size, dtype=np.uint16), np.empty(size, dtype=np.uint16)
-        game, ix = game_tables(self.rules), self.index.tables
-        missed = placing.tier_pass(*t, want, nint, win_at, loss_at, succ, internal, game, ix)
+        # The kernels index these by slot without bounds checks: their lengths come first.
+        for x, arr in [(t, v), *zip(kinds, succ)]:
+            if arr is not EMPTY and arr.shape != (self.index.slots(x[0], x[1]),):
+                check.error = (
+                    f"tier {subspace_name(*x)} holds {arr.size:,} values, not the "
+                    f"{self.index.slots(x[0], x[1]):,} slots of its index"
+                )
+                return check
+
+        g, ix, nblocks = self.g, self.ix, self.nblocks
+        bad = np.full(MAX_LISTED, -1, dtype=np.int64)
+        missed = 0
+        method = check.method = self._plan(s, kinds, succ)
+        if method == TIER_DIRECT:
+            check.mismatches, missed = (int(x) for x in pk.verify_tier_direct(a, b, ha, hb, v, succ, g, ix, bad, MAX_LISTED))
+        elif method == TIER_SWEEP:
+            if self.marks.size < v.size:
+                self.marks = np.zeros(v.size, dtype=np.uint8)
+            marks = self.marks[: v.size]
+            marks[:] = 0
+            for args in self._sources(t, kinds, succ):
+                pk.mark_tier_predecessors(*args, nblocks, marks, g, ix, False)
+            items = pk.sweep_items(ix.n, a, b, int(self.index.rep_count[a]), ix.binom)
+            step = max(1, CHUNK_SLOTS // pk.PIECE)
+            for i0 in range(0, items, step):
+                i1 = min(items, i0 + step)
+                wrong, lost = pk.sweep_tier(a, b, ha, hb, i0, i1, nblocks, v, marks, succ, g, ix, bad, MAX_LISTED)
+                check.mismatches += int(wrong)
+                missed += int(lost)
+                progress(i1, items)
+        else:
+            check.mismatches = int(check_duplicates(a, b, 0, int(self.index.rep_count[a]), nblocks, v, ix, bad, MAX_LISTED))
+            items = pk.work_items(ix.n, a, b, int(self.index.rep_count[b]), ix.binom)
+            step = max(1, CHUNK_SLOTS // pk.PIECE)
+            for i0 in range(0, items, step):
+                i1 = min(items, i0 + step)
+                wrong, lost = pk.verify_tier_walk(a, b, ha, hb, i0, i1, nblocks, v, succ, g, ix, bad, MAX_LISTED)
+                check.mismatches += int(wrong)
+                missed += int(lost)
+                progress(i1, items)
         if missed:
-            check.error = f"{missed} successors find no stored position (a damaged successor tier)"
-            return check
-        wrong = np.flatnonzero(want != v)
-        check.mismatches = int(wrong.size)
-        for slot in wrong[:MAX_LISTED]:
-            m, o = self.index.unrank(t[0], t[1], int(slot))
-            pos = format_position(Position.from_mover("w", m, o, t[2], t[3]), self.rules.board_data)
-            check.examples.append(
-                f"{s.name} slot {int(slot)} ({pos}): stored {describe(int(v[slot]))}, successors give {describe(int(want[slot]))}"
+            unexpected = sorted({x for x in kinds if x not in reached and min(x) >= 0 and x[0] + x[2] >= 3})
+            check.error = (
+                f"{missed} successors lie in tiers that the tiers module does not list among the successors of "
+                f"{s.name} ({', '.join(subspace_name(*x) for x in unexpected) or 'none'})"
             )
-        if advance:
-            advance(s.positions)
+        check.examples = self._examples(s, v, succ, bad)
         return check
+
+    def _plan(self, s: SubspaceInfo, kinds, succ) -> str:
+        """How to check tier ``s``: TIER_DIRECT only where forced; the sweep where it can serve
+        (no move leaves the opponent fewer than 3 men: such a win is stored nowhere, and only the
+        check of every position sees it) and would check at most SWEEP_SHARE of the positions in
+        full (the wins and losses, and the candidates); the walk elsewhere."""
+        a, b, ha, hb = s.tier
+        if self.method in (TIER_DIRECT, TIER_WALK):
+            return self.method
+        if b + hb - self.most_removed < 3:
+            return TIER_WALK
+        if self.method == TIER_SWEEP:
+            return TIER_SWEEP
+        share = SWEEP_SHARE * s.positions
+        if s.win + s.loss > share:
+            return TIER_WALK
+        counted = 0.0
+        for *how, src in self._sources(s.tier, kinds, succ):
+            sample = np.ascontiguousarray(src[:: max(1, src.size // SAMPLE_SOURCES)])
+            if sample.size:
+                found = pk.mark_tier_predecessors(*how, sample, self.nblocks, NO_MARKS, self.g, self.ix, True)
+                counted += int(found) * src.size / sample.size
+        return TIER_SWEEP if s.win + s.loss + counted <= share else TIER_WALK
+
+    def _sources(self, t, kinds, succ) -> list[tuple]:
+        """``mark_tier_predecessors``' first arguments for each successor tier: the canonical
+        slots that hold no draw, and how moves reach them."""
+        a, b, ha, hb = t
+        flies = bool(self.g.opts[OPT_FLY]) and a + ha == 3  # generate_moves: popcount(me) + hand_me == 3
+        out = []
+        for kind, (x, values) in enumerate(zip(kinds, succ)):
+            if values is EMPTY:
+                continue
+            if x not in self.not_draws:
+                self.not_draws[x] = not_draws(x[0], x[1], values, self.nblocks, self.ix)
+            k = kind % pk.MOVE
+            out.append((x[0], x[1], k, kind < pk.MOVE, flies, self.not_draws[x]))
+        return out
+
+    def _examples(self, s, v, succ, bad) -> list[str]:
+        """The mismatched slots in words, each recomputed with the direct ``expected_in_tier``."""
+        a, b, ha, hb = s.tier
+        g, ix = self.g, self.ix
+        out = []
+        buf = np.empty((MAX_MOVES, 5), dtype=np.int64)
+        for slot in bad[bad >= 0]:
+            m, o = self.index.unrank(a, b, int(slot))
+            if self.index.is_canonical(a, b, int(slot)):
+                want = pk.expected_in_tier(m, o, ha, hb, buf, succ, g, ix)
+            else:
+                want = DUP
+            pos = format_position(Position.from_mover("w", m, o, ha, hb), self.rules.board_data)
+            out.append(
+                f"{s.name} slot {int(slot)} ({pos}): stored {describe(int(v[slot]))}, successors give {describe(int(want))}"
+            )
+        return out
+
+
+def successor_kinds(t: tuple[int, int, int, int]) -> list[tuple[int, int, int, int]]:
+    """The tier of each successor kind of ``placing_kernels`` (a placement removing 0 to 3 men,
+    then a move or the pass removing 0 to 3)."""
+    a, b, ha, hb = t
+    return [(b - k, a + 1, hb, ha - 1) for k in range(4)] + [(b - k, a, hb, ha) for k in range(4)]

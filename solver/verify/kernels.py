@@ -4,7 +4,8 @@ It recomputes positions' values from scratch with forward move generation (``gen
 the kernel that is tested against OpenSpiel) and the stored values of their successors. It shares
 no code with the engine's un-move generation, counting or scheduling, so it checks them
 independently; it uses only the index helpers of ``index.slots``
-(a successor's slot). Together over all positions, these local checks determine every value and
+(a successor's slot). The tiers with men in hand are checked the same way by ``placing_kernels``,
+which builds on the helpers here. Together over all positions, these local checks determine every value and
 depth uniquely: by induction on the depth, each stored win or loss is then right, and so is each
 draw. The local check of a position (``expected_value``): a win in p has a successor that is a
 loss in p - 1 and none shorter; a loss in p has only successors that are wins, the longest in

@@ -7,7 +7,7 @@ import sys
 import click
 
 from ..errors import MorrisError
-from .common import echo_json, get_rules, json_option, read_positions, rules_options
+from .common import draw, echo_json, get_rules, json_option, read_positions, rules_options
 
 
 @click.command()
@@ -38,9 +38,7 @@ def show(rules_name, options, as_json, position):
             }
         )
         return
-    cells = {i: "W" for i in range(board.n) if pos.white >> i & 1}
-    cells.update({i: "B" for i in range(board.n) if pos.black >> i & 1})
-    click.echo(board.render(cells))
+    click.echo(draw(board, pos))
     side = "White" if pos.side == "w" else "Black"
     click.echo(f"{side} to move, in hand: White {pos.hand_white}, Black {pos.hand_black}")
     click.echo(format_position(pos, board))

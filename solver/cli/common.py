@@ -107,6 +107,13 @@ def read_positions(args: tuple[str, ...]) -> Iterator[str]:
             yield arg
 
 
+def draw(board, position) -> str:
+    """The board with the position's men on it (W and B), as ``Board.render`` draws it."""
+    cells = {i: "W" for i in range(board.n) if position.white >> i & 1}
+    cells.update({i: "B" for i in range(board.n) if position.black >> i & 1})
+    return board.render(cells)
+
+
 def echo_json(obj: dict) -> None:
     click.echo(json.dumps(obj))
 

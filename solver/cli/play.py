@@ -15,7 +15,7 @@ import click
 
 from ..errors import IllegalMoveError
 from ..play import COLOUR, Ending, Game, Ply, value_text
-from .common import database_and_rules, db_option, echo_json, json_option, rules_options
+from .common import database_and_rules, db_option, draw, echo_json, json_option, rules_options
 
 QUIT = ("quit", "exit", "q")
 
@@ -57,10 +57,7 @@ class Terminal(Lines):
     """The board drawn after every move, a prompt for the player's moves."""
 
     def _draw(self, game: Game) -> None:
-        pos = game.position
-        cells = {i: "W" for i in range(game.board.n) if pos.white >> i & 1}
-        cells.update({i: "B" for i in range(game.board.n) if pos.black >> i & 1})
-        click.echo(game.board.render(cells))
+        click.echo(draw(game.board, game.position))
         click.echo(game.board_string)
 
     def start(self, game: Game) -> None:

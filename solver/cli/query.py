@@ -9,7 +9,7 @@ from itertools import islice
 import click
 
 from ..errors import MorrisError
-from .common import database_and_rules, db_option, json_option, read_positions, rules_options
+from .common import database_and_rules, db_option, draw, json_option, read_positions, rules_options
 
 BATCH = 1000  # positions read from the database together (one read per subspace)
 
@@ -35,11 +35,8 @@ def _as_json(an) -> dict:
 
 
 def _as_text(an, board) -> str:
-    pos = an.position
-    cells = {i: "W" for i in range(board.n) if pos.white >> i & 1}
-    cells.update({i: "B" for i in range(board.n) if pos.black >> i & 1})
-    side = "White" if pos.side == "w" else "Black"
-    lines = [board.render(cells), an.board_string]
+    side = "White" if an.position.side == "w" else "Black"
+    lines = [draw(board, an.position), an.board_string]
     p = an.probe
     if p.value == "loss" and p.plies == 0:
         lines.append(f"{side} to move has lost (loss in 0 plies): the game is over")

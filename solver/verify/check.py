@@ -48,6 +48,11 @@ SWEEP_SHARE = 0.25  # the sweep where it would check at most this share of the p
 REMOVAL_CANDIDATES = 4  # the marked walk where the removals' candidates are at most this many a position
 SAMPLE_SOURCES = 4096  # successors whose candidates are counted to estimate them all
 NO_MARKS = np.zeros(1, dtype=np.uint8)
+# Below this many slots a subspace is checked on one thread: starting the threads of a parallel
+# kernel costs more than its work there (on a loaded machine a kernel call waits for the
+# scheduler to run every thread, tens of milliseconds each; a tier of the placing phase calls a
+# handful).
+SERIAL_SLOTS = 1 << 16
 TWIN_WALK, MARKED_WALK, SWEEP = "twin walk", "marked walk", "sweep"  # the moving phase
 TIER_WALK, TIER_SWEEP, TIER_DIRECT = "tier walk", "tier sweep", "tier direct"  # the tiers with men in hand
 EMPTY = np.zeros(0, dtype=np.uint16)  # a successor tier that no move of the tier reaches
@@ -138,7 +143,13 @@ def verify(
                 t0 = time.perf_counter()
                 if s.placing:
                     run.release()  # the moving phase is done (the tiers come by men in hand)
-                check = (check_tier if s.placing else run.check)(s, bar.update if bar else None)
+                threads_now = numba.get_num_threads()
+                if s.slots < SERIAL_SLOTS:
+                    numba.set_num_threads(1)
+                try:
+                    check = (check_tier if s.placing else run.check)(s, bar.update if bar else None)
+                finally:
+                    numba.set_num_threads(threads_now)
                 check.seconds = time.perf_counter() - t0
                 checks.append(check)
                 if on_check:

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from solver.storage.database import Database
-from solver.engine import pair, placing
+from solver.engine import pair, placing, run
 from solver.engine.costs.bench import machine_line
 from solver.engine.order import moving_jobs, whole_game_jobs
 from solver.engine.cluster import solve_on_cluster
@@ -55,7 +55,7 @@ def main() -> None:
         one = Path(tmp) / "one.h5"
         t0 = time.perf_counter()
         if args.whole_game:
-            rows = placing.solve_whole(rules, one, progress=False, **quiet)
+            rows = run.solve_whole(rules, one, progress=False, **quiet)
         else:
             rows = solve(rules, args.max_men, one, progress=False, **quiet)
         base = time.perf_counter() - t0

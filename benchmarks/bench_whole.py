@@ -4,7 +4,7 @@
     python benchmarks/bench_whole.py standard -o men=5        # the standard board, 5 men a side
     python benchmarks/bench_whole.py standard -o men=6 --db data/whole/standard_men-6.h5
 
-Solves the whole game (``solver.engine.placing.solve_whole``) into a temporary database, or into
+Solves the whole game (``solver.engine.run.solve_whole``) into a temporary database, or into
 ``--db`` (tiers already there are skipped and not timed), and prints per phase: tiers, positions
 (up to symmetry), wall and CPU seconds, positions per second; then the peak resident memory of the
 process and the bytes per position on disk. Compilation is excluded (kernels are warmed up
@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from solver.storage.database import Database
-from solver.engine import pair, placing
+from solver.engine import pair, placing, run
 from solver.query import game_value_line
 from solver.engine.costs.bench import machine_line
 from solver.jit import use_threads
@@ -42,7 +42,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = args.db or Path(tmp) / "whole.h5"
         t0 = time.perf_counter()
-        rows = placing.solve_whole(rules, path, progress=False, echo=lambda line: None)
+        rows = run.solve_whole(rules, path, progress=False, echo=lambda line: None)
         wall = time.perf_counter() - t0
         with Database(path) as db:
             disk = {s.name: s.bytes_on_disk for s in db.tiers()}

@@ -14,18 +14,35 @@ of its successors in tiers solved before it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .rules.rulesets import RuleSet
 
 Tier = tuple[int, int, int, int]
+TIER_NAME = re.compile(r"^(\d+)-(\d+)(?:-(\d+)-(\d+))?$")  # <a>-<b>[-<ha>-<hb>]
 
 
 def tier_name(t: Tier) -> str:
-    """``3-4`` for a tier of the moving phase (the subspace names of before), ``3-4-2-1`` with
-    men in hand."""
+    """``3-4`` for a tier of the moving phase (a subspace), ``3-4-2-1`` with men in hand: the
+    names of the database's files and datasets, of ``--subspace`` and of every report."""
     a, b, ha, hb = t
     return f"{a}-{b}" if ha == 0 and hb == 0 else f"{a}-{b}-{ha}-{hb}"
+
+
+def parse_tier(name: str) -> Tier | None:
+    """The tier a name of ``tier_name`` stands for (hands 0 where left out), or None."""
+    m = TIER_NAME.match(name.strip())
+    return None if m is None else tuple(int(x or 0) for x in m.groups())
+
+
+def pair_name(a: int, b: int) -> str:
+    """A moving-phase pair, solved together: ``3-3``, or ``3-4 and 4-3`` (a ``Group``'s name)."""
+    return group_name([(a, b, 0, 0)] if a == b else [(a, b, 0, 0), (b, a, 0, 0)])
+
+
+def group_name(tiers) -> str:
+    return " and ".join(tier_name(t) for t in tiers)
 
 
 def twin(t: Tier) -> Tier:
@@ -81,7 +98,7 @@ def whole_game_tiers(rules: RuleSet, extended: bool = False) -> list[Tier]:
     every tier with at most ``rules.men`` men a side on the board and in hand (Gévay and Danner's
     extended solution: games that start with other numbers of men to place)."""
     if extended:
-        n, men = rules.board_data.n, rules.men
+        men = rules.men
         found = {
             (a, b, ha, hb)
             for a in range(men + 1) for b in range(men + 1) for ha in range(men + 1) for hb in range(men + 1)
@@ -113,7 +130,7 @@ class Group:
 
     @property
     def name(self) -> str:
-        return " and ".join(tier_name(t) for t in self.tiers)
+        return group_name(self.tiers)
 
 
 def group_of(rules: RuleSet, t: Tier) -> Group:

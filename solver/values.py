@@ -15,6 +15,15 @@ import numpy as np
 WIN, DRAW, LOSS = "win", "draw", "loss"
 DUP = 0xFFFF
 MAX_PLIES = 0xFFFB  # value = plies + 1 stays below the three working codes under DUP
+# Handed to a kernel for a tier that no move of the position's tier reaches: never read.
+NO_VALUES = np.zeros(1, dtype=np.uint16)
+
+
+def wins_in(plies):
+    """Whether the side to move wins a game that ends ``plies`` plies from now: an odd number (its
+    own move ends it), where an even number is a loss. The one place the parity is read: the
+    kernels compile it (``engine.kernels.codes.wins_in``)."""
+    return plies % 2 == 1
 
 
 def encode(value: str, plies: int | None) -> int:
@@ -23,7 +32,7 @@ def encode(value: str, plies: int | None) -> int:
         return 0
     if value not in (WIN, LOSS) or plies is None or plies < 0 or plies > MAX_PLIES:
         raise ValueError(f"cannot encode {value!r} in {plies!r} plies")
-    if (plies % 2 == 1) != (value == WIN):
+    if wins_in(plies) != (value == WIN):
         raise ValueError(f"a {value} has an {'even' if value == WIN else 'odd'} number of plies, not {plies}")
     return plies + 1
 
@@ -37,7 +46,7 @@ def decode(v: int) -> tuple[str | None, int | None]:
     if v == 0:
         return DRAW, None
     plies = v - 1
-    return (WIN if plies % 2 else LOSS), plies
+    return (WIN if wins_in(plies) else LOSS), plies
 
 
 def decode_many(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -45,7 +54,7 @@ def decode_many(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     position, and plies -1 where there are none."""
     v = np.asarray(values).astype(np.int64)
     plies = np.where((v == 0) | (v == DUP), -1, v - 1)
-    kind = np.where(v == DUP, -2, np.where(v == 0, 0, np.where(plies % 2 == 1, 1, -1))).astype(np.int8)
+    kind = np.where(v == DUP, -2, np.where(v == 0, 0, np.where(wins_in(plies), 1, -1))).astype(np.int8)
     return kind, plies
 
 

@@ -24,7 +24,7 @@ from solver.engine import cluster as cluster_mod
 from solver.engine.order import moving_jobs, whole_game_jobs
 from solver.engine.cluster import parse_cluster, solve_on_cluster
 from solver.query import game_value_line
-from solver.engine.placing import solve_whole
+from solver.engine.run import solve_whole
 from solver.rules import get_rules
 
 distributed = pytest.importorskip("distributed")

@@ -25,7 +25,9 @@ from solver.verify.check import verify
 from solver.engine.run import solve
 from solver.tiers import groups_in_order, whole_game_tiers
 from solver.engine.held import TierValues
-from solver.engine.placing import solve_group, solve_whole
+from solver.engine.placing import solve_group
+from solver.engine.order import placing_jobs
+from solver.engine.run import solve_whole
 from solver.index import board_index
 from solver.rules import Position, make_rules
 from solver.values import DUP
@@ -330,7 +332,7 @@ def test_tier_values_drop_what_no_later_group_reads(tmp_path):
         held = TierValues(db)
         for t in [(3, 3, 0, 0), (0, 1, 4, 3)]:
             held(t)
-        held.keep_for(rules, groups[-1:])  # the start's group reads 0-1-4-3 only
+        held.keep_for(placing_jobs(rules, groups[-1:]))  # the start's group reads 0-1-4-3 only
         assert set(held.held) == {(0, 1, 4, 3)}
 
 

@@ -121,7 +121,7 @@ def solve_whole_game(rules, extended, db_path, threads, dry_run, max_memory, clu
     from ..storage.files import default_path
     from ..query import game_value_line
     from ..engine.costs.plan import check_cluster, check_fits, plan_whole_game
-    from ..engine.placing import solve_whole
+    from ..engine.run import solve_whole
 
     check_cluster(cluster, threads)
     db_path = db_path or default_path(rules)

@@ -30,8 +30,7 @@ from ..storage.write import link_subspaces, relink, write_subspace_files
 from ..errors import ClusterError, RulesError
 from ..index import board_index
 from ..rules.rulesets import RuleSet
-from .held import SolvedValues
-from .run import SolveRow, stats_of, stats_of_result
+from .run import SolveRow, solve_job, stats_of
 from .order import Job
 
 DEFAULT_LOCAL_WORKERS = 2
@@ -131,17 +130,7 @@ def run_job(rules: RuleSet, db_path: str, job: Job, threads: int | None, *after)
     path = Path(db_path)
     index = board_index(rules.board)
     with Database(path, rules, must_exist=False) as db:
-        if job.pair is not None:
-            from .pair import solve_pair, warm_up
-
-            warm_up()
-            results = solve_pair(rules, index, *job.pair, SolvedValues(lambda x, y: db.values(x, y)))
-            written = [(r.values, stats_of_result(r)) for r in results]
-        else:
-            from .placing import solve_group, warm_up
-
-            warm_up()
-            written = [(r.values, r.stats) for r in solve_group(rules, index, job.group, lambda t: db.values(*t))]
+        written = solve_job(rules, index, job, lambda t: db.values(*t))
     write_subspace_files(path, rules, written)
     return [stats for _, stats in written]
 

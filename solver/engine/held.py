@@ -8,7 +8,7 @@ import numpy as np
 
 from ..rules.rulesets import RuleSet
 from ..storage.database import Database
-from ..tiers import Group, Tier, needed_by
+from ..tiers import Tier
 from .order import still_needed
 
 
@@ -58,7 +58,8 @@ class SolvedValues:
 
 
 class TierValues:
-    """Solved tiers held in memory while a later group reads them; others read from the database."""
+    """Solved tiers held in memory while a later job reads them; the others are read from the
+    database ``db`` when asked for (``__call__``)."""
 
     def __init__(self, db: Database):
         self.db = db
@@ -69,10 +70,12 @@ class TierValues:
             self.held[t] = self.db.values(*t)
         return self.held[t]
 
-    def keep_for(self, rules: RuleSet, groups: list[Group], new=()) -> None:
-        needed = {s for g in groups for s in needed_by(rules, g)}
+    def keep_for(self, jobs, new=()) -> None:
+        """Hold what ``jobs`` (those still to solve: ``order.Job``) read and nothing else; ``new``
+        offers freshly solved (tier, values), kept only if one of them reads it."""
+        needed = {t for job in jobs for t in job.reads}
         for t in [t for t in self.held if t not in needed]:
             del self.held[t]
-        for r in new:
-            if r.tier in needed:
-                self.held[r.tier] = r.values
+        for t, values in new:
+            if t in needed:
+                self.held[t] = values

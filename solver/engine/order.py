@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..errors import RulesError
 from ..rules.rulesets import RuleSet
 from dataclasses import dataclass
-from ..tiers import Group, Tier, fewer_men_needed, groups_in_order, needed_by, whole_game_tiers
+from ..tiers import Group, Tier, fewer_men_needed, pair_name, groups_in_order, needed_by, whole_game_tiers
 
 
 def pairs_up_to(max_men: int) -> list[tuple[int, int]]:
@@ -20,10 +20,6 @@ def pairs_up_to(max_men: int) -> list[tuple[int, int]]:
         ((a, b) for a in range(3, max_men + 1) for b in range(a, max_men + 1)),
         key=lambda p: (p[0] + p[1], p[0]),
     )
-
-
-def pair_name(a: int, b: int) -> str:
-    return f"{a}-{b}" if a == b else f"{a}-{b} and {b}-{a}"
 
 
 def check_solvable(rules: RuleSet, max_men: int) -> None:

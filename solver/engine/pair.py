@@ -23,6 +23,7 @@ from ..rules.tables import game_tables
 from .kernels import codes, frontier, initialise, propagate, removals, schedule
 from .held import SolvedValues
 from ..tiers import fewer_men_needed, removal_depth
+from ..values import NO_VALUES
 
 BLOCK = 1 << 18  # frontier entries per propagation block
 DECISION_RANGES = 1024  # about this many slot ranges share out a block's decisions among threads
@@ -33,7 +34,6 @@ PARALLEL_DECISIONS = 1 << 14  # fewer predecessors in a block are decided on one
 WORKING_BYTES_PER_SLOT = 2 + 1 + 2 + 0.25
 SCHEDULE_BYTES_PER_SLOT = 4
 PHASES = ("initialise", "candidates", "removals", "schedule", "predecessors", "sorting", "decisions")
-NONE = np.zeros(1, dtype=np.uint16)  # stands for a smaller subspace that no removal reaches
 
 
 @dataclass
@@ -73,7 +73,7 @@ def solve_pair(
         x, y = h
         need = fewer_men_needed(rules, x, y)
         # (y - k, x) after moves that remove k men: 1, or up to 3 under per-mill (``most_removals``)
-        fewer[h] = tuple(solved(y - k, x) if (y - k, x) in need else NONE for k in (1, 2, 3))
+        fewer[h] = tuple(solved(y - k, x) if (y - k, x) in need else NO_VALUES for k in (1, 2, 3))
     t0, c0 = time.perf_counter(), time.process_time()  # smaller subspaces are loaded: from here on it is solving
     phases = dict.fromkeys(PHASES, 0.0)
     clock = [t0]
@@ -104,7 +104,7 @@ def solve_pair(
         # it marks candidates whose codes are computed one by one, forwards.
         settle = settled_when_found(rules, x)
         for removed, smaller in zip((1, 2, 3), fewer[h]):
-            if smaller is not NONE:
+            if smaller is not NO_VALUES:
                 removals.mark_removal_candidates(x, y, value[h], count[h], removal[h], y - removed, smaller, settle, g, ix)
         lap("candidates")
         if not settle:
@@ -220,5 +220,5 @@ def warm_up() -> None:
     # The forward pass over marked candidates, which these rules settle without (one slot, no
     # candidate: compiled, nothing done).
     one, mark = np.zeros(1, dtype=np.uint16), np.zeros(1, dtype=np.uint8)
-    removals.resolve_candidates(3, 3, one, mark, one.copy(), game_tables(rules), index.tables, NONE, NONE, NONE)
+    removals.resolve_candidates(3, 3, one, mark, one.copy(), game_tables(rules), index.tables, NO_VALUES, NO_VALUES, NO_VALUES)
     _warm = True

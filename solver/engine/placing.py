@@ -12,27 +12,19 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numba
 import numpy as np
 
-from ..storage.lock import writer_lock
-from ..storage.database import Database
-from ..storage.write import add_subspaces, relink
 from ..errors import DatabaseError, DepthOverflow
 from ..index import BoardIndex, board_index
 from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
-from . import run
 from .kernels import codes, placing
-from ..jit import use_threads
-from .run import SolveRow
+from ..values import NO_VALUES
 from ..tiers import Group, Tier, needed_by, tier_name, twin
-from .held import TierValues
-from .order import moving_men, placing_groups
+from .order import placing_groups
 
-EMPTY = np.zeros(0, dtype=np.uint16)  # a successor tier no move of the tier reaches
 
 
 @dataclass
@@ -104,43 +96,15 @@ def successor_values(t: Tier, stored: set, load: Callable[[Tier], np.ndarray], i
     for kind, s in enumerate(successor_tiers(t)):
         if kind == internal_kind:
             internal[kind] = 1
-            succ.append(EMPTY)
+            succ.append(NO_VALUES)
         else:
-            succ.append(load(s) if s in stored else EMPTY)
+            succ.append(load(s) if s in stored else NO_VALUES)
     return tuple(succ), internal
 
 
 def _inputs(rules, group, t, needed, solved):
     inside = group.cycles and twin(t) in group.tiers
     return successor_values(t, needed, solved, placing.MOVE if inside else -1)
-
-
-def solve_whole(
-    rules: RuleSet,
-    db_path: Path,
-    extended: bool = False,
-    threads: int | None = None,
-    progress: bool = True,
-    echo: Callable[[str], None] = print,
-    on_group: Callable[[list[SolveRow]], None] | None = None,
-) -> list[SolveRow]:
-    """Solve a whole game into ``db_path``: the moving phase up to the men it reaches, then the
-    tiers with men in hand. ``on_group`` hears each group's rows (a moving-phase pair's too)."""
-    on_group = on_group or (lambda rows: None)
-    use_threads(threads)
-    rows: list[SolveRow] = []
-    top = moving_men(rules, extended)
-    if top >= 3:
-        for r in run.solve(
-            rules, top, db_path, threads=threads, progress=progress, echo=echo,
-            on_pair=lambda rs: on_group([x for x in rs]),
-        ):
-            rows.append(r)
-    groups = placing_groups(rules, extended)
-    with writer_lock(db_path):
-        echo(f"solving the placing phase of {rules.describe()}: {len(groups)} groups of tiers into {db_path}")
-        rows += _solve_groups(rules, db_path, groups, progress, echo, on_group)
-    return rows
 
 
 _warm = False
@@ -162,51 +126,5 @@ def warm_up() -> None:
         if group.cycles:
             break
     _warm = True
-
-
-def _solve_groups(rules, db_path, groups, progress, echo, on_group) -> list[SolveRow]:
-    for line in relink(db_path, rules):
-        echo(line)
-    index = board_index(rules.board)
-    db = Database(db_path, rules, must_exist=False)
-    solved = TierValues(db)
-    rows: list[SolveRow] = []
-    bar = _bar(rules, index, groups, db, progress)
-    try:
-        for i, group in enumerate(groups):
-            if all(db.has(*t) for t in group.tiers):
-                done = [SolveRow(run.stats_of(db.info(*t)), skipped=True) for t in group.tiers]
-            else:
-                solved.keep_for(rules, groups[i:])
-                warm_up()
-                results = solve_group(rules, index, group, solved)
-                add_subspaces(db_path, rules, [(r.values, r.stats) for r in results])
-                solved.keep_for(rules, groups[i + 1 :], results)
-                done = [SolveRow(r.stats, skipped=False) for r in results]
-                db.close()
-                db = Database(db_path, rules, must_exist=False)
-                solved.db = db
-                if bar is not None:
-                    bar.update(sum(r.stats["slots"] for r in results))
-            rows += done
-            on_group(done)
-    finally:
-        db.close()
-        if bar is not None:
-            bar.close()
-    solved_now = sum(not r.skipped for r in rows)
-    if solved_now:
-        echo(f"wrote {solved_now} tiers with men in hand to {db_path}")
-    return rows
-
-
-def _bar(rules, index, groups, db, progress):
-    if not progress:
-        return None
-    from tqdm import tqdm
-
-    todo = sum(index.slots(t[0], t[1]) for g in groups for t in g.tiers if not db.has(*t))
-    return tqdm(total=todo, desc="   placing", unit="pos", unit_scale=True, leave=True,
-                bar_format="{desc}: {percentage:3.0f}%|{bar:24}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}]")
 
 

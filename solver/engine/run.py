@@ -1,7 +1,11 @@
-"""``morris solve``: every subspace up to N men, in dependency order, resumable.
+"""``morris solve``: one resumable loop over the jobs of ``order`` (moving-phase pairs, then groups
+of tiers with men in hand), each added to the database as soon as it is finished.
 
-Each finished pair is added to the database at once (``storage.write.add_subspaces``: its
-subspace files, then a new main file), so a rerun after a kill skips it.
+The loop takes the writer lock and brings the database up to date (``storage.write.relink``)
+once, then for each job: skip it if its files are there, else solve it (``solve_job``: the same
+function a Dask worker runs, ``cluster.run_job``) and add its subspace files and a new main file
+(``storage.write.add_subspaces``), so a rerun after a kill resumes after the last finished job.
+Values a later job reads stay in memory (``held.TierValues``).
 """
 
 from __future__ import annotations
@@ -10,22 +14,35 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..storage.lock import writer_lock
-from ..storage.files import STAT_KEYS
-from ..storage.write import add_subspaces, relink
-from ..storage.database import Database
-from ..index import board_index
-from ..rules.rulesets import RuleSet
-from .pair import SubspaceResult, solve_pair, warm_up
-from .held import SolvedValues
-from .order import check_solvable, pair_name, pairs_up_to
+import numpy as np
+
+from ..index import BoardIndex, board_index
 from ..jit import use_threads
+from ..rules.rulesets import RuleSet
+from ..storage.database import Database
+from ..storage.files import STAT_KEYS
+from ..storage.lock import writer_lock
+from ..storage.write import add_subspaces, relink
+from . import pair, placing
+from .held import TierValues
+from .order import Job, check_solvable, moving_jobs, moving_men, placing_jobs, placing_groups
+
+BAR_FORMAT = "{desc}: {percentage:3.0f}%|{bar:24}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}]"
 
 
 @dataclass
 class SolveRow:
     stats: dict
     skipped: bool
+
+
+@dataclass
+class Stage:
+    """Jobs solved one after another under one heading: the moving phase, or the placing phase."""
+
+    heading: str  # echoed before the stage's jobs
+    jobs: list[Job]
+    wrote: str  # "wrote {n} ... to {path}" after it, when it solved anything
 
 
 def solve(
@@ -40,67 +57,118 @@ def solve(
     """Solve every pair up to ``max_men`` into ``db_path``; ``on_pair`` hears each pair's rows as
     it is finished or skipped."""
     check_solvable(rules, max_men)
+    stage = Stage(f"solving {rules.describe()} up to {max_men} men into {db_path}", moving_jobs(rules, max_men), "subspaces")
+    return run_stages(rules, db_path, [stage], threads, progress, echo, on_pair)
+
+
+def solve_whole(
+    rules: RuleSet,
+    db_path: Path,
+    extended: bool = False,
+    threads: int | None = None,
+    progress: bool = True,
+    echo: Callable[[str], None] = print,
+    on_group: Callable[[list[SolveRow]], None] | None = None,
+) -> list[SolveRow]:
+    """Solve a whole game into ``db_path``: the moving phase up to the men it reaches, then the
+    tiers with men in hand. ``on_group`` hears each group's rows (a moving-phase pair's too)."""
+    stages = []
+    top = moving_men(rules, extended)
+    if top >= 3:
+        stages.append(Stage(f"solving {rules.describe()} up to {top} men into {db_path}", moving_jobs(rules, top), "subspaces"))
+    groups = placing_jobs(rules, placing_groups(rules, extended))
+    stages.append(
+        Stage(
+            f"solving the placing phase of {rules.describe()}: {len(groups)} groups of tiers into {db_path}", groups,
+            "tiers with men in hand",
+        )
+    )
+    return run_stages(rules, db_path, stages, threads, progress, echo, on_group)
+
+
+def run_stages(rules, db_path, stages, threads, progress, echo, on_job) -> list[SolveRow]:
+    """The loop: under the writer lock, each stage's jobs in order, skipping the finished ones."""
     use_threads(threads)
-    with writer_lock(db_path):
-        echo(f"solving {rules.describe()} up to {max_men} men into {db_path}")
-        return _solve_locked(rules, max_men, db_path, progress, echo, on_pair or (lambda rows: None))
-
-
-def _solve_locked(rules, max_men, db_path, progress, echo, on_pair) -> list[SolveRow]:
+    on_job = on_job or (lambda rows: None)
+    db_path = Path(db_path)
     index = board_index(rules.board)
-    for line in relink(db_path, rules):
-        echo(line)
-    db = Database(db_path, rules, must_exist=False)
-    solved = SolvedValues(lambda x, y: db.values(x, y))
     rows: list[SolveRow] = []
-    added = 0
-    try:
-        pairs = pairs_up_to(max_men)
-        for i, (a, b) in enumerate(pairs):
-            names = sorted({(a, b), (b, a)})
-            if all(db.has(*h) for h in names):
-                done = [SolveRow(stats_of(db.info(*h)), skipped=True) for h in names]
-                echo(f"{pair_name(a, b)}: done already, skipped")
-            else:
-                solved.keep_for(rules, pairs[i:])
-                warm_up()
-                results = _solve_one(rules, index, a, b, solved, progress)
-                stats = [stats_of_result(r) for r in results]
-                add_subspaces(db_path, rules, [(r.values, st) for r, st in zip(results, stats)])
-                added += len(results)
-                solved.keep_for(rules, pairs[i + 1 :], [(r.mover, r.opponent, r.values) for r in results])
-                done = [SolveRow(st, skipped=False) for st in stats]
-                db.close()
-                db = Database(db_path, rules, must_exist=False)
-            rows += done
-            on_pair(done)
-    finally:
-        db.close()
-    if added:
-        echo(f"wrote {added} subspaces to {db_path}")
+    with writer_lock(db_path):
+        relinked = relink(db_path, rules)
+        held = TierValues(Database(db_path, rules, must_exist=False))
+        try:
+            for stage in stages:
+                echo(stage.heading)
+                for line in relinked:
+                    echo(line)
+                relinked = []
+                solved = 0
+                bar = _placing_bar(index, stage.jobs, held.db) if progress and stage.jobs and stage.jobs[0].group else None
+                try:
+                    for i, job in enumerate(stage.jobs):
+                        if all(held.db.has(*t) for t in job.writes):
+                            done = [SolveRow(stats_of(held.db.info(*t)), skipped=True) for t in job.writes]
+                            if job.pair is not None:
+                                echo(f"{job.name}: done already, skipped")
+                        else:
+                            held.keep_for(stage.jobs[i:])
+                            written = solve_job(rules, index, job, held, progress and bar is None)
+                            add_subspaces(db_path, rules, written)
+                            held.keep_for(stage.jobs[i + 1 :], [(stats_tier(st), v) for v, st in written])
+                            held.db.close()
+                            held.db = Database(db_path, rules, must_exist=False)  # with the new files
+                            done = [SolveRow(st, skipped=False) for _, st in written]
+                            solved += len(written)
+                            if bar is not None:
+                                bar.update(sum(st["slots"] for _, st in written))
+                        rows += done
+                        on_job(done)
+                finally:
+                    if bar is not None:
+                        bar.close()
+                if solved:
+                    echo(f"wrote {solved} {stage.wrote} to {db_path}")
+        finally:
+            held.db.close()
     return rows
 
 
-def _solve_one(rules, index, a, b, solved, progress) -> list[SubspaceResult]:
-    total = index.slots(a, b) * (1 if a == b else 2)
-    if not progress:
-        return solve_pair(rules, index, a, b, solved)
+def solve_job(rules: RuleSet, index: BoardIndex, job: Job, solved: Callable, progress: bool = False) -> list[tuple[np.ndarray, dict]]:
+    """Solve one job: (values, statistics) of each tier it writes. ``solved(t)`` gives the values
+    of a tier it reads; ``progress``: a bar over the pair's work."""
+    if job.pair is not None:
+        pair.warm_up()
+        a, b = job.pair
+        results = _solve_pair(rules, index, a, b, lambda x, y: solved((x, y, 0, 0)), job.name if progress else None)
+        return [(r.values, stats_of_result(r)) for r in results]
+    placing.warm_up()
+    return [(r.values, r.stats) for r in placing.solve_group(rules, index, job.group, solved)]
+
+
+def _solve_pair(rules, index, a, b, solved, desc) -> list[pair.SubspaceResult]:
+    if desc is None:
+        return pair.solve_pair(rules, index, a, b, solved)
     from tqdm import tqdm
 
-    with tqdm(
-        total=2 * total,
-        desc=f"{pair_name(a, b):>12}",
-        unit="pos",
-        unit_scale=True,
-        leave=True,
-        bar_format="{desc}: {percentage:3.0f}%|{bar:24}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}]",
-    ) as bar:
-        results = solve_pair(rules, index, a, b, solved, progress=bar.update)
+    total = index.slots(a, b) * (1 if a == b else 2)
+    with tqdm(total=2 * total, desc=f"{desc:>12}", unit="pos", unit_scale=True, leave=True, bar_format=BAR_FORMAT) as bar:
+        results = pair.solve_pair(rules, index, a, b, solved, progress=bar.update)
         bar.update(bar.total - bar.n)
     return results
 
 
-def stats_of_result(r: SubspaceResult) -> dict:
+def _placing_bar(index, jobs, db):
+    from tqdm import tqdm
+
+    todo = sum(index.slots(t[0], t[1]) for j in jobs for t in j.writes if not db.has(*t))
+    return tqdm(total=todo, desc="   placing", unit="pos", unit_scale=True, leave=True, bar_format=BAR_FORMAT)
+
+
+def stats_tier(stats: dict) -> tuple[int, int, int, int]:
+    return (stats["mover"], stats["opponent"], stats["mover_hand"], stats["opponent_hand"])
+
+
+def stats_of_result(r: pair.SubspaceResult) -> dict:
     """The statistics stored with a subspace (storage.STAT_KEYS)."""
     stats = {key: getattr(r, key) for key in STAT_KEYS if key not in ("slots", "seconds", "cpu_seconds", "mover_hand", "opponent_hand")}
     return dict(stats, mover_hand=0, opponent_hand=0, slots=int(r.values.shape[0]), seconds=round(r.seconds, 3), cpu_seconds=round(r.cpu_seconds, 3))

@@ -39,7 +39,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -49,6 +48,7 @@ import numpy as np
 
 from ..errors import DatabaseError, MismatchError
 from ..rules.rulesets import RuleSet
+from ..tiers import parse_tier, tier_name
 
 FORMAT = "morris-db"
 FORMAT_VERSION = 3
@@ -57,7 +57,6 @@ INDEX_SCHEME = "orbit-rep-colex/1"
 CHUNK = 1 << 16  # 128 KiB of values: a single probe decompresses one chunk
 CHUNK_CACHE = 256 << 20  # bytes of decompressed chunks kept per open file
 STAT_KEYS = ("mover", "opponent", "mover_hand", "opponent_hand", "positions", "slots", "win", "draw", "loss", "max_win", "max_loss", "max_plies", "seconds", "cpu_seconds")
-SUBSPACE_FILE = re.compile(r"^\d+-\d+(-\d+-\d+)?\.h5$")  # <a>-<b>[-<ha>-<hb>].h5; a temporary file starts with "."
 
 
 def code_version() -> str:
@@ -75,7 +74,7 @@ def checksum(values: np.ndarray) -> str:
 
 def subspace_name(a: int, b: int, ha: int = 0, hb: int = 0) -> str:
     """``a-b`` for the moving phase, ``a-b-ha-hb`` for a tier with men in hand."""
-    return f"{a}-{b}" if ha == 0 and hb == 0 else f"{a}-{b}-{ha}-{hb}"
+    return tier_name((a, b, ha, hb))
 
 
 def solve_command(rules: RuleSet | None, max_men: int | None, path: Path) -> str:
@@ -119,7 +118,7 @@ def subspace_files(path: Path) -> dict[str, Path]:
     folder = subspace_dir(path)
     if not folder.is_dir():
         return {}
-    return {p.name[:-3]: p for p in sorted(folder.iterdir()) if SUBSPACE_FILE.match(p.name)}
+    return {p.name[:-3]: p for p in sorted(folder.iterdir()) if p.suffix == ".h5" and parse_tier(p.stem)}  # (a temporary file starts with ".")
 
 
 def v1_parts(path: Path) -> list[Path]:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 
 from ...rules.boards import MAX_SYMMETRIES
+from ... import values
 from ...values import DUP, MAX_PLIES
 from ...jit import helper
 
@@ -40,11 +41,13 @@ SYMS = MAX_SYMMETRIES  # room for the symmetries that fix a set of men
 
 assert DUP > NOLOSS > LAZY > MAX_LEVEL + 1
 
+wins_in = helper(values.wins_in)  # a level (plies to the end) that is a win for the side to move
+
 
 @helper
 def may_lose(e):
     """False when a removal already gives a win or a draw."""
-    return e == LAZY or (e % 2 == 0 and e != NOLOSS)
+    return e == LAZY or (not wins_in(e) and e != NOLOSS)
 
 
 @helper
@@ -65,7 +68,7 @@ def tally(value):
         pos += 1
         if v == 0:
             draw += 1
-        elif (v - 1) % 2 == 1:
+        elif wins_in(v - 1):
             win += 1
             if v - 1 > max_win:
                 max_win = v - 1

@@ -24,7 +24,7 @@ from ...rules.bits import popcount
 from ...rules.movegen import MAX_MOVES, OPT_FULL_DRAW, OPT_MILL_WINS, apply_move, generate_moves, men_in_mills
 from ...values import DUP, MAX_PLIES
 from ...jit import helper
-from .codes import CHUNK, NOLOSS
+from .codes import CHUNK, NOLOSS, wins_in
 from .prefetch import prefetch
 from ...index.slots import slot_from, slot_of
 
@@ -137,7 +137,7 @@ def tier_pass(a, b, ha, hb, value, nint, win_at, loss_at, succ, internal, g, ix)
                     bad[c] += 1
                 elif v == 0:
                     worst_loss = NOLOSS
-                elif (v - 1) % 2 == 0:  # a loss for the opponent
+                elif not wins_in(v - 1):  # a loss for the opponent
                     if best_win == 0 or v < best_win:
                         best_win = v  # our win: one ply more, v - 1 + 1
                 elif worst_loss != NOLOSS and v > worst_loss:
@@ -240,7 +240,7 @@ def retrograde(value, nint, win_at, loss_at, ptr, dst):
                 q = src[e]
                 if state[q] != 0:
                     continue
-                if level % 2 == 0:  # s is a loss: q wins at level + 1
+                if not wins_in(level):  # s is a loss: q wins at level + 1
                     lv = level + 1
                 else:
                     nint[q] -= 1

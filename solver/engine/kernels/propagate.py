@@ -10,7 +10,7 @@ import numpy as np
 from ...index.kernels import SYMMETRIC, unrank_position
 from ...rules.bits import ctz
 from ...rules.movegen import MAX_MOVES, OPT_FLY, OPT_MILL_WINS, OPT_PASS, men_in_mills, mills_formed
-from .codes import SYMS, LAZY, NOLOSS, UNKNOWN, may_lose
+from .codes import SYMS, LAZY, NOLOSS, UNKNOWN, may_lose, wins_in
 from .frontier import add
 from .prefetch import AHEAD, prefetch
 from .removals import removal_outcome
@@ -177,7 +177,7 @@ def decide_range(
     outcome now; a loss that must wait for a removal's later level (its removals code) is written
     to late[lo + i]. Returns (how many decided, how many late)."""
     new = lvl + 2  # value of a predecessor decided now: level lvl + 1
-    wins = lvl % 2 == 0  # a move to a lost position: win
+    wins = not wins_in(lvl)  # a move to a lost position: win
     nout = 0
     nl = 0
     for i in range(lo, hi):

@@ -20,7 +20,7 @@ from ...rules.movegen import (
     mills_formed,
     removable_men,
 )
-from .codes import SYMS, CANDIDATE, CHUNK, LAZY, NOLOSS, UNKNOWN
+from .codes import SYMS, CANDIDATE, CHUNK, LAZY, NOLOSS, UNKNOWN, wins_in
 from .atomic import atomic_min
 from .prefetch import prefetch
 from ...index.slots import canon_setup, slot_of, slot_with
@@ -109,7 +109,7 @@ def fold_level(lvl, win, worst, draw):
     """(quickest win, longest loss, any draw) with one more successor's level taken in."""
     if lvl == 0:
         return win, worst, True
-    if lvl % 2 == 1:
+    if wins_in(lvl):
         if win == 0 or lvl < win:
             return lvl, worst, draw
         return win, worst, draw
@@ -171,7 +171,7 @@ def removal_outcome(a, b, m, o, removed_syms, removed_canon, g, ix, fewer1, fewe
                     lvl = removal_level(m2, o, r1, a, b, removed_syms, removed_canon, ix, fewer1)
                 if lvl == 0:
                     draw_by_removal = True
-                elif lvl % 2 == 1:
+                elif wins_in(lvl):
                     if win_at == 0 or lvl < win_at:
                         win_at = lvl
                         if lvl == 1:
@@ -191,7 +191,7 @@ def settle_removals(a, b, m, o, succ, syms, removed_syms, removed_canon, g, ix, 
     loss at level e, the schedule will ask at e whether every other successor has become a win,
     so the count is needed too."""
     e = removal_outcome(a, b, m, o, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3)
-    if e % 2 == 0 and e != NOLOSS:
+    if not wins_in(e) and e != NOLOSS:
         return e, count_successors(a, b, m, o, succ, syms, g, ix)
     return e, UNKNOWN
 
@@ -226,7 +226,7 @@ def mark_removal_candidates(a, b, value, count, removals, smaller_mover, smaller
         k = 0
         for q in range(c * CHUNK, min(nq, (c + 1) * CHUNK)):
             v = smaller_values[q]
-            if v == DUP or v == 0 or v % 2 == 0:
+            if v == DUP or v == 0 or wins_in(v - 1):
                 continue  # not a loss for its side to move
             # (qm, qo): the smaller position, whose mover lost men; qo is the mover here after its move
             qm, qo = unrank_position(smaller_mover, a, q, ix)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .codes import is_level
+from .codes import is_level, wins_in
 from .frontier import add
 from ...jit import helper
 
@@ -51,7 +51,7 @@ def take_scheduled(lvl, order, start, value, count, frontier, nout):
         s = order[i]
         if value[s] != 0:
             continue
-        if lvl % 2 == 1 or count[s] == 0:
+        if wins_in(lvl) or count[s] == 0:
             value[s] = lvl + 1
             add(frontier, s)
             nout += 1

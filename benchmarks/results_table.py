@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 
 from solver.storage.database import Database
-from solver.engine.order import pair_name
+from solver.tiers import pair_name
 
 
 def disk_bytes(path: Path) -> int:

@@ -156,7 +156,7 @@ def test_bench_json():
     result = run("bench", "--rules", "six", "--max-men", "4", "--json")
     assert result.exit_code == 0, result.output
     lines = [json.loads(line) for line in result.stdout.splitlines()]
-    assert [x["pair"] for x in lines[:-1]] == ["3-3", "3-4 + 4-3", "4-4"]
+    assert [x["pair"] for x in lines[:-1]] == ["3-3", "3-4 and 4-3", "4-4"]
     summary = lines[-1]
     assert summary["event"] == "summary"
     # Burnside's counts of the six board's 3-3, 3-4 (and 4-3) and 4-4 (test_engine checks them):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ...storage.database import Database
 from ...index import board_index
 from ...rules.rulesets import RuleSet
+from ...tiers import pair_name
 from ..pair import solve_pair, warm_up
 from ..held import SolvedValues
 
@@ -40,7 +41,7 @@ class BenchRow:
 
     def __str__(self) -> str:
         return (
-            f"{self.name:>10}  {self.positions:>13,} pos  {self.wall:8.2f} s wall  {self.cpu:8.2f} s cpu  "
+            f"{self.name:>12}  {self.positions:>13,} pos  {self.wall:8.2f} s wall  {self.cpu:8.2f} s cpu  "
             f"{self.rate / 1e6:6.2f} M pos/s  {self.held_bytes / self.positions:5.2f} B/pos held"
         )
 
@@ -98,7 +99,7 @@ def run_bench(
         wall, cpu = time.perf_counter() - t, time.process_time() - c
         values.keep_for(rules, pairs[i + 1 :], [(r.mover, r.opponent, r.values) for r in results])
         row = BenchRow(
-            f"{a}-{b}" + ("" if a == b else f" + {b}-{a}"), sum(r.positions for r in results), wall, cpu, results[0].held_bytes,
+            pair_name(a, b), sum(r.positions for r in results), wall, cpu, results[0].held_bytes,
             results[0].phases,
         )
         rows.append(row)

@@ -22,7 +22,8 @@ from ...errors import PlanError
 from ...rules.rulesets import RuleSet
 from ...storage.database import Database
 from ...storage.files import exists
-from ..order import moving_men, pair_name, pairs_up_to
+from ...tiers import pair_name
+from ..order import moving_men, pairs_up_to
 from .moving import RunPlan, measured_rate, plan_run, reference_factor
 from .placing import PlacingPlan, plan_placing
 

@@ -20,7 +20,8 @@ from ..errors import DepthOverflow
 from ..index import BoardIndex
 from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
-from .kernels import codes, frontier, initialise, propagate, removals, schedule
+from .kernels import codes, frontier, propagate, removals, schedule
+from .kernels import initialise as initialise_kernels
 from .held import SolvedValues
 from ..tiers import fewer_men_needed, removal_depth
 from ..values import NO_VALUES
@@ -57,6 +58,62 @@ class SubspaceResult:
         return max(self.max_win, self.max_loss)
 
 
+@dataclass
+class Half:
+    """One subspace (x, y) of the pair while it is solved: its working arrays and frontiers."""
+
+    x: int
+    y: int
+    fewer: tuple  # values of the solved subspaces after 1, 2 and 3 removals (NO_VALUES: none)
+    value: np.ndarray  # uint16 per slot: the answer (see kernels.codes)
+    count: np.ndarray  # uint8 per slot: successors in the twin not yet known to be wins
+    removal: np.ndarray  # uint16 per slot: what moves with a removal give
+    order: np.ndarray | None = None  # slots with a removal outcome, by its level (``schedule``)
+    start: np.ndarray | None = None  # where each level starts in ``order``
+    cur: np.ndarray | None = None  # the frontier bitmap of this level
+    nxt: np.ndarray | None = None  # and of the next
+    ncur: int = 0
+    nnext: int = 0
+    deferred: np.ndarray | None = None  # (slot, level) of losses that wait for a removal's level
+    ndef: int = 0
+    shift: int = 0  # decisions: one bucket (thread's share) per 2**shift slots
+    starts: np.ndarray | None = None  # where each bucket's predecessors start
+    nlate: np.ndarray | None = None  # losses each bucket found that must wait
+    hist: np.ndarray | None = None  # per part and bucket, while sorting
+
+    @property
+    def key(self) -> tuple[int, int]:
+        return (self.x, self.y)
+
+
+@dataclass
+class PairSolve:
+    """The state of one pair's solve, shared by its steps."""
+
+    rules: RuleSet
+    g: object  # GameTables
+    ix: object  # IndexTables
+    name: str
+    halves: dict[tuple[int, int], Half]
+    progress: Callable[[int], None] | None
+    phases: dict[str, float] = field(default_factory=lambda: dict.fromkeys(PHASES, 0.0))
+    clock: float = field(default_factory=time.perf_counter)
+    block: np.ndarray = field(default_factory=lambda: np.empty(BLOCK, dtype=np.uint32))  # frontier slots read back
+
+    def lap(self, phase: str) -> None:
+        """Charge the wall time since the last lap to ``phase``."""
+        now = time.perf_counter()
+        self.phases[phase] += now - self.clock
+        self.clock = now
+
+    def advance(self, n: int) -> None:
+        if self.progress:
+            self.progress(n)
+
+    def twin(self, h: Half) -> Half:
+        return self.halves[(h.y, h.x)]
+
+
 def solve_pair(
     rules: RuleSet,
     index: BoardIndex,
@@ -66,130 +123,147 @@ def solve_pair(
     progress: Callable[[int], None] | None = None,
 ) -> list[SubspaceResult]:
     """Solve (a, b) and (b, a) together; ``solved(x, y)`` returns the values of a smaller subspace."""
-    g, ix = game_tables(rules), index.tables
-    halves = [(a, b)] if a == b else [(a, b), (b, a)]
-    value, count, removal, fewer = {}, {}, {}, {}
-    for h in halves:
-        x, y = h
-        need = fewer_men_needed(rules, x, y)
-        # (y - k, x) after moves that remove k men: 1, or up to 3 under per-mill (``most_removals``)
-        fewer[h] = tuple(solved(y - k, x) if (y - k, x) in need else NO_VALUES for k in (1, 2, 3))
+    inputs = {h: _smaller(rules, *h, solved) for h in ([(a, b)] if a == b else [(a, b), (b, a)])}
     t0, c0 = time.perf_counter(), time.process_time()  # smaller subspaces are loaded: from here on it is solving
-    phases = dict.fromkeys(PHASES, 0.0)
-    clock = [t0]
+    s = PairSolve(rules, game_tables(rules), index.tables, f"{a}-{b}", {}, progress, clock=t0)
+    for (x, y), fewer in inputs.items():
+        s.halves[(x, y)] = h = _new_half(index, x, y, fewer)
+        initialise(s, h)
+        find_removal_wins(s, h)
+    schedule_levels(s)
+    propagate_levels(s)
+    return results(s, time.perf_counter() - t0, time.process_time() - c0)
 
-    def lap(phase: str) -> None:
-        now = time.perf_counter()
-        phases[phase] += now - clock[0]
-        clock[0] = now
 
-    for h in halves:
-        x, y = h
-        size = index.slots(x, y)
-        value[h] = np.zeros(size, dtype=np.uint16)
-        count[h] = np.zeros(size, dtype=np.uint8)
-        removal[h] = np.zeros(size, dtype=np.uint16)
-        most = rules.most_removals(x)
-        step = max(codes.CHUNK * 16, size // 64 // codes.CHUNK * codes.CHUNK)
-        for lo in range(0, size, step):
-            hi = min(size, lo + step)
-            initialise.init_subspace(
-                x, y, value[h][lo:hi], count[h][lo:hi], removal[h][lo:hi], lo, g, ix, most, *fewer[h]
-            )
-            if progress:
-                progress(hi - lo)
-        lap("initialise")
-        # Positions whose removals may win: found backwards from the losses they remove into.
-        # Where a move removes one man at most, the pass settles their codes itself; otherwise
-        # it marks candidates whose codes are computed one by one, forwards.
-        settle = settled_when_found(rules, x)
-        for removed, smaller in zip((1, 2, 3), fewer[h]):
-            if smaller is not NO_VALUES:
-                removals.mark_removal_candidates(x, y, value[h], count[h], removal[h], y - removed, smaller, settle, g, ix)
-        lap("candidates")
-        if not settle:
-            removals.resolve_candidates(x, y, value[h], count[h], removal[h], g, ix, *fewer[h])
-        lap("removals")
+def _smaller(rules, x, y, solved) -> tuple:
+    """(y - k, x) after moves that remove k men: 1, or up to 3 under per-mill (``most_removals``)."""
+    need = fewer_men_needed(rules, x, y)
+    return tuple(solved(y - k, x) if (y - k, x) in need else NO_VALUES for k in (1, 2, 3))
 
-    order, start, cur, ncur, nxt, deferred, ndef = {}, {}, {}, {}, {}, {}, {}
-    last_scheduled = 0
-    for h in halves:
-        top = int(schedule.max_removal_level(removal[h]))
-        last_scheduled = max(last_scheduled, top)
-        order[h], start[h] = schedule.schedule(removal[h], top)
-        cur[h] = frontier.new_bitmap(value[h].shape[0])
-        nxt[h] = frontier.new_bitmap(value[h].shape[0])
-        ncur[h] = schedule.level_zero(value[h], cur[h])
-        deferred[h] = np.empty((1024, 2), dtype=np.int64)
-        ndef[h] = 0
-    lap("schedule")
 
-    block = np.empty(BLOCK, dtype=np.uint32)  # frontier slots read back from the bitmap
-    # Decisions are made in parallel, one thread per range of 2**shift slots (whole bitmap words).
-    shift = {h: max(6, (value[h].shape[0] // DECISION_RANGES).bit_length()) for h in halves}
-    ranges = {h: (value[h].shape[0] >> shift[h]) + 1 for h in halves}
-    buckets = {h: (np.zeros(ranges[h] + 1, dtype=np.int64), np.zeros(ranges[h], dtype=np.int64)) for h in halves}
-    hist = {h: np.zeros((SORT_PARTS, ranges[h]), dtype=np.int64) for h in halves}
+def _new_half(index, x, y, fewer) -> Half:
+    size = index.slots(x, y)
+    return Half(x, y, fewer, np.zeros(size, dtype=np.uint16), np.zeros(size, dtype=np.uint8), np.zeros(size, dtype=np.uint16))
+
+
+def initialise(s: PairSolve, h: Half) -> None:
+    """Step 1: terminal losses, and removal outcomes where a removal can leave two men, in chunks
+    (the progress bar moves once per chunk)."""
+    size = h.value.shape[0]
+    most = s.rules.most_removals(h.x)
+    step = max(codes.CHUNK * 16, size // 64 // codes.CHUNK * codes.CHUNK)
+    for lo in range(0, size, step):
+        hi = min(size, lo + step)
+        initialise_kernels.init_subspace(
+            h.x, h.y, h.value[lo:hi], h.count[lo:hi], h.removal[lo:hi], lo, s.g, s.ix, most, h.fewer
+        )
+        s.advance(hi - lo)
+    s.lap("initialise")
+
+
+def find_removal_wins(s: PairSolve, h: Half) -> None:
+    """Step 2: the positions whose removals may win, found backwards from the losses they remove
+    into. Where a move removes one man at most, the pass settles their codes itself; otherwise it
+    marks candidates whose codes are computed one by one, forwards."""
+    settle = settled_when_found(s.rules, h.x)
+    for removed, smaller in zip((1, 2, 3), h.fewer):
+        if smaller is not NO_VALUES:
+            removals.mark_removal_candidates(h.x, h.y, h.value, h.count, h.removal, h.y - removed, smaller, settle, s.g, s.ix)
+    s.lap("candidates")
+    if not settle:
+        removals.resolve_candidates(h.x, h.y, h.value, h.count, h.removal, s.g, s.ix, h.fewer)
+    s.lap("removals")
+
+
+def schedule_levels(s: PairSolve) -> None:
+    """Step 3: every known removal outcome sorted by its level; the losses at level 0 are the
+    first frontier; the buckets the decisions are shared out by."""
+    for h in s.halves.values():
+        h.order, h.start = schedule.schedule(h.removal, int(schedule.max_removal_level(h.removal)))
+        h.cur = frontier.new_bitmap(h.value.shape[0])
+        h.nxt = frontier.new_bitmap(h.value.shape[0])
+        h.ncur = schedule.level_zero(h.value, h.cur)
+        h.deferred = np.empty((1024, 2), dtype=np.int64)
+        # Decisions are made in parallel, one thread per range of 2**shift slots (whole bitmap words).
+        h.shift = max(6, (h.value.shape[0] // DECISION_RANGES).bit_length())
+        ranges = (h.value.shape[0] >> h.shift) + 1
+        h.starts, h.nlate = np.zeros(ranges + 1, dtype=np.int64), np.zeros(ranges, dtype=np.int64)
+        h.hist = np.zeros((SORT_PARTS, ranges), dtype=np.int64)
+    s.lap("schedule")
+
+
+def propagate_levels(s: PairSolve) -> None:
+    """Step 4: level by level, the decided positions of each half decide their predecessors in
+    the twin, until no level has anything left to decide or schedule."""
+    last_scheduled = max(h.start.shape[0] - 3 for h in s.halves.values())  # the top removal level
     level = 0
     while True:
-        for h in halves:
-            ncur[h] = schedule.take_scheduled(level, order[h], start[h], value[h], count[h], cur[h], ncur[h])
-            ncur[h], ndef[h] = schedule.take_deferred(level, deferred[h], ndef[h], value[h], count[h], cur[h], ncur[h])
-            if progress:
-                progress(int(ncur[h]))
-        if level >= last_scheduled and all(ncur[h] == 0 and ndef[h] == 0 for h in halves):
-            break
+        for h in s.halves.values():
+            h.ncur = schedule.take_scheduled(level, h.order, h.start, h.value, h.count, h.cur, h.ncur)
+            h.ncur, h.ndef = schedule.take_deferred(level, h.deferred, h.ndef, h.value, h.count, h.cur, h.ncur)
+            s.advance(int(h.ncur))
+        if level >= last_scheduled and all(h.ncur == 0 and h.ndef == 0 for h in s.halves.values()):
+            return
         if level + 1 > codes.MAX_LEVEL:
-            raise DepthOverflow(f"subspace {a}-{b}: a depth beyond {codes.MAX_LEVEL} plies does not fit the format")
-        nnext = {h: 0 for h in halves}
-        for h in halves:
-            other = (h[1], h[0])
-            front_a, front_b = h
-            width = front_b * (g.n - front_a - front_b) + 1  # un-moves of one man, or the pass
-            rows = min(BLOCK, max(64, int(ncur[h]) + 64))
-            nrow = np.empty((rows + propagate.ROWS - 1) // propagate.ROWS, dtype=np.int64)
-            preds = np.empty(nrow.shape[0] * propagate.ROWS * width, dtype=np.uint32)  # packed per work item
-            flat = np.empty(preds.size, dtype=np.uint32)  # the block's predecessors, by slot range
-            late = np.empty(preds.size, dtype=np.uint32)
-            starts, nlate = buckets[other]
-            word, left = 0, int(ncur[h])
-            while left > 0:
-                k, word = frontier.collect(cur[h], word, block[:rows])
-                left -= k
-                propagate.gather_predecessors(block, k, front_a, front_b, preds, nrow, g, ix)
-                lap("predecessors")
-                items = (k + propagate.ROWS - 1) // propagate.ROWS
-                propagate.bucket_predecessors(preds, nrow, items, shift[other], flat, starts, hist[other])
-                lap("sorting")
-                apply = propagate.apply_predecessors if starts[-1] >= PARALLEL_DECISIONS else propagate.apply_predecessors_serial
-                nnext[other] += apply(
-                    level, flat, starts, value[other], count[other], removal[other], nxt[other],
-                    other[0], other[1], late, nlate, g, ix, *fewer[other],
-                )
-                need = ndef[other] + int(nlate.sum())
-                if need > deferred[other].shape[0]:
-                    grown = np.empty((2 * need, 2), dtype=np.int64)
-                    grown[: ndef[other]] = deferred[other][: ndef[other]]
-                    deferred[other] = grown
-                ndef[other] = propagate.append_late(late, starts, nlate, removal[other], deferred[other], ndef[other])
-                lap("decisions")
-        for h in halves:
-            cur[h], nxt[h] = nxt[h], cur[h]
-            ncur[h] = nnext[h]
+            raise DepthOverflow(f"subspace {s.name}: a depth beyond {codes.MAX_LEVEL} plies does not fit the format")
+        for h in s.halves.values():
+            h.nnext = 0
+        for h in s.halves.values():
+            decide_predecessors(s, h, s.twin(h), level)
+        for h in s.halves.values():
+            h.cur, h.nxt = h.nxt, h.cur
+            h.ncur = h.nnext
         level += 1
 
-    seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
-    held = sum(arr[h].nbytes for arr in (value, count, removal, order, cur, nxt) for h in halves) + block.nbytes
-    results = []
-    for h in halves:
-        pos, win, draw, loss, max_win, max_loss = codes.tally(value[h])
-        results.append(
+
+def decide_predecessors(s: PairSolve, h: Half, other: Half, level: int) -> None:
+    """One level's frontier of ``h``, a block at a time: gather its predecessors (in ``other``),
+    bucket them by slot range, decide them; losses that wait for a removal's later level are
+    deferred."""
+    width = h.y * (s.g.n - h.x - h.y) + 1  # un-moves of one man, or the pass
+    rows = min(BLOCK, max(64, int(h.ncur) + 64))
+    nrow = np.empty((rows + propagate.ROWS - 1) // propagate.ROWS, dtype=np.int64)
+    preds = np.empty(nrow.shape[0] * propagate.ROWS * width, dtype=np.uint32)  # packed per work item
+    flat = np.empty(preds.size, dtype=np.uint32)  # the block's predecessors, by slot range
+    late = np.empty(preds.size, dtype=np.uint32)
+    word, left = 0, int(h.ncur)
+    while left > 0:
+        k, word = frontier.collect(h.cur, word, s.block[:rows])
+        left -= k
+        propagate.gather_predecessors(s.block, k, h.x, h.y, preds, nrow, s.g, s.ix)
+        s.lap("predecessors")
+        items = (k + propagate.ROWS - 1) // propagate.ROWS
+        propagate.bucket_predecessors(preds, nrow, items, other.shift, flat, other.starts, other.hist)
+        s.lap("sorting")
+        apply = propagate.apply_predecessors if other.starts[-1] >= PARALLEL_DECISIONS else propagate.apply_predecessors_serial
+        other.nnext += apply(
+            level, flat, other.starts, other.value, other.count, other.removal, other.nxt,
+            other.x, other.y, late, other.nlate, s.g, s.ix, other.fewer,
+        )
+        need = other.ndef + int(other.nlate.sum())
+        if need > other.deferred.shape[0]:
+            grown = np.empty((2 * need, 2), dtype=np.int64)
+            grown[: other.ndef] = other.deferred[: other.ndef]
+            other.deferred = grown
+        other.ndef = propagate.append_late(late, other.starts, other.nlate, other.removal, other.deferred, other.ndef)
+        s.lap("decisions")
+
+
+def results(s: PairSolve, seconds: float, cpu_seconds: float) -> list[SubspaceResult]:
+    """Step 5: each half's values and tallies."""
+    held = s.block.nbytes + sum(
+        arr.nbytes for h in s.halves.values() for arr in (h.value, h.count, h.removal, h.order, h.cur, h.nxt)
+    )
+    out = []
+    for h in s.halves.values():
+        pos, win, draw, loss, max_win, max_loss = codes.tally(h.value)
+        out.append(
             SubspaceResult(
-                h[0], h[1], value[h], int(pos), int(win), int(draw), int(loss), int(max_win), int(max_loss), seconds, cpu_seconds, held,
-                phases,
+                h.x, h.y, h.value, int(pos), int(win), int(draw), int(loss), int(max_win), int(max_loss), seconds, cpu_seconds,
+                held, s.phases,
             )
         )
-    return results
+    return out
 
 
 def settled_when_found(rules: RuleSet, men: int) -> bool:
@@ -220,5 +294,5 @@ def warm_up() -> None:
     # The forward pass over marked candidates, which these rules settle without (one slot, no
     # candidate: compiled, nothing done).
     one, mark = np.zeros(1, dtype=np.uint16), np.zeros(1, dtype=np.uint8)
-    removals.resolve_candidates(3, 3, one, mark, one.copy(), game_tables(rules), index.tables, NO_VALUES, NO_VALUES, NO_VALUES)
+    removals.resolve_candidates(3, 3, one, mark, one.copy(), game_tables(rules), index.tables, (NO_VALUES,) * 3)
     _warm = True

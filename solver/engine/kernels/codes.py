@@ -10,8 +10,8 @@ While solving, each slot also has
   successor's win reaches, or whose removals alone could make it a loss, ever needs it. Most
   positions of the larger subspaces are draws that nothing reaches, so this skips most of the
   successor ranking;
-- ``removals``: what its moves with a removal (into the smaller, solved subspaces ``fewer1``,
-  ``fewer2`` and ``fewer3``, with one, two and three opponent men fewer: more than one only under
+- ``removals``: what its moves with a removal (into the smaller, solved subspaces ``fewer``, a
+  tuple of three: one, two and three opponent men fewer; more than one only under
   ``double-mill=per-mill``, one per mill closed) say: an odd level is the earliest win they give,
   an even level the latest loss they allow (the loss waits for it), NOLOSS when one of them is a
   draw, 0 when there are none. Only positions whose removals may win need it at once; they are

@@ -15,11 +15,11 @@ from ...jit import helper
 
 
 @nb.njit(cache=True, parallel=True)
-def init_subspace(a, b, value, count, removals, base, g, ix, most, fewer1, fewer2, fewer3):
+def init_subspace(a, b, value, count, removals, base, g, ix, most, fewer):
     """First pass over the slots ``base ...`` of subspace (a, b) (``value``, ``count``, ``removals`` are
     their slices): terminal losses and removal outcomes; counts only where removals alone may
     decide a loss. ``most``: the most men one move removes here (``RuleSet.most_removals(a)``);
-    ``fewerK`` holds the solved values of (b-K, a)."""
+    ``fewer[k - 1]`` holds the solved values of (b - k, a)."""
     slots = value.shape[0]
     nchunks = (slots + CHUNK - 1) // CHUNK
     for c in nb.prange(nchunks):
@@ -35,7 +35,7 @@ def init_subspace(a, b, value, count, removals, base, g, ix, most, fewer1, fewer
         for i in range(k):
             m, o = unrank_position(a, b, base + todo[i], ix)
             removals[todo[i]], count[todo[i]] = settle_removals(
-                a, b, m, o, succ, syms, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3,
+                a, b, m, o, succ, syms, removed_syms, removed_canon, g, ix, fewer,
             )
 
 

@@ -125,7 +125,7 @@ def bucket_predecessors(preds, nrow, nitems, shift, flat, starts, hist):
 
 @nb.njit(cache=True, parallel=True)
 def apply_predecessors(
-    lvl, flat, starts, value, count, removals, decided, pred_a, pred_b, late, nlate, g, ix, fewer1, fewer2, fewer3,
+    lvl, flat, starts, value, count, removals, decided, pred_a, pred_b, late, nlate, g, ix, fewer,
 ):
     """Decide the predecessors (of subspace (pred_a, pred_b)) of a frontier at level ``lvl``,
     bucketed by ``bucket_predecessors``: one thread per bucket, so no slot is touched by two
@@ -142,14 +142,14 @@ def apply_predecessors(
             removed_canon = np.empty((g.n, 3), dtype=np.int64)
             outs[b], nlate[b] = decide_range(
                 lvl, flat, starts[b], starts[b + 1], value, count, removals, decided, pred_a, pred_b, late,
-                succ, syms, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3,
+                succ, syms, removed_syms, removed_canon, g, ix, fewer,
             )
     return outs.sum()
 
 
 @nb.njit(cache=True)
 def apply_predecessors_serial(
-    lvl, flat, starts, value, count, removals, decided, pred_a, pred_b, late, nlate, g, ix, fewer1, fewer2, fewer3,
+    lvl, flat, starts, value, count, removals, decided, pred_a, pred_b, late, nlate, g, ix, fewer,
 ):
     """``apply_predecessors`` on one thread, for small blocks, where waking the threads would
     cost more than the work."""
@@ -161,7 +161,7 @@ def apply_predecessors_serial(
     for b in range(starts.shape[0] - 1):
         k, nlate[b] = decide_range(
             lvl, flat, starts[b], starts[b + 1], value, count, removals, decided, pred_a, pred_b, late,
-            succ, syms, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3,
+            succ, syms, removed_syms, removed_canon, g, ix, fewer,
         )
         out += k
     return out
@@ -170,7 +170,7 @@ def apply_predecessors_serial(
 @helper
 def decide_range(
     lvl, flat, lo, hi, value, count, removals, decided, pred_a, pred_b, late, succ, syms, removed_syms, removed_canon,
-    g, ix, fewer1, fewer2, fewer3,
+    g, ix, fewer,
 ):
     """Decide the predecessors flat[lo:hi]; mark the decided ones in the bitmap ``decided`` (the
     next level's frontier). A predecessor left with only removals to try gets its LAZY removal
@@ -205,7 +205,7 @@ def decide_range(
             continue
         if removals[p] == LAZY:
             m, o = unrank_position(pred_a, pred_b, p, ix)
-            removals[p] = removal_outcome(pred_a, pred_b, m, o, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3)
+            removals[p] = removal_outcome(pred_a, pred_b, m, o, removed_syms, removed_canon, g, ix, fewer)
             if removals[p] != 0 and removals[p] != NOLOSS and removals[p] > lvl + 1:
                 late[lo + nl] = p  # every move left wins for the opponent, but later (at removals[p])
                 nl += 1

@@ -29,7 +29,7 @@ from ...jit import helper
 
 
 @helper
-def removal_level(m2, o, r1, a, b, removed_syms, removed_canon, ix, fewer1):
+def removal_level(m2, o, r1, a, b, removed_syms, removed_canon, ix, smaller):
     """Level this position gets from the successor where ``m2`` is the mover's men after the
     move and r1 alone is removed: odd = a win, even = a loss, 0 = a draw."""
     n = ix.n
@@ -43,26 +43,26 @@ def removal_level(m2, o, r1, a, b, removed_syms, removed_canon, ix, fewer1):
         removed_canon[r1, 1] = image(sym_img, removed_syms[r1, 0], o2)
         removed_canon[r1, 2] = mask_info[o2] >> SYM_BITS
     s = slot_with(removed_canon[r1, 1], removed_canon[r1, 2], m2, removed_syms[r1], removed_canon[r1, 0], sym_img, binom[n - b + 1, a], binom)
-    return np.int64(fewer1[s])  # the successor is at level v - 1: this position at v
+    return np.int64(smaller[s])  # the successor is at level v - 1: this position at v
 
 
 @helper
-def left_level(m2, o2, b, ix, fewer1, fewer2, fewer3):
+def left_level(m2, o2, b, ix, fewer):
     """Level from the successor where the opponent is left with ``o2``, 1 to 3 of its b men
-    fewer (``fewerK`` holds (b - K, a))."""
+    fewer (``fewer[k - 1]`` holds (b - k, a))."""
     left = popcount(o2)
     if left < 3:
         return 1  # won at once
     s = slot_of(o2, m2, ix)
     if left == b - 1:
-        return np.int64(fewer1[s])
+        return np.int64(fewer[0][s])
     if left == b - 2:
-        return np.int64(fewer2[s])
-    return np.int64(fewer3[s])
+        return np.int64(fewer[1][s])
+    return np.int64(fewer[2][s])
 
 
 @helper
-def multi_removal_level(m2, o, r1, more, a, b, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3):
+def multi_removal_level(m2, o, r1, more, a, b, removed_syms, removed_canon, g, ix, fewer):
     """The outcome of removing r1 and then up to ``more`` (1 or 2) men more, one per further mill
     the move closes, over every choice as the move generator lists them (each chosen among the
     men removable then; fewer where nothing is removable or the removal is optional), summed up
@@ -78,7 +78,7 @@ def multi_removal_level(m2, o, r1, more, a, b, removed_syms, removed_canon, g, i
     worst = 0
     draw = False
     if rem2 == 0 or optional:
-        lvl = removal_level(m2, o, r1, a, b, removed_syms, removed_canon, ix, fewer1)
+        lvl = removal_level(m2, o, r1, a, b, removed_syms, removed_canon, ix, fewer[0])
         win, worst, draw = fold_level(lvl, win, worst, draw)
     x = rem2
     while x:
@@ -89,13 +89,13 @@ def multi_removal_level(m2, o, r1, more, a, b, removed_syms, removed_canon, g, i
         if more == 2:
             rem3 = removable_men(o2, mill_masks, forfeit)
         if more == 1 or rem3 == 0 or optional:
-            lvl = left_level(m2, o2, b, ix, fewer1, fewer2, fewer3)
+            lvl = left_level(m2, o2, b, ix, fewer)
             win, worst, draw = fold_level(lvl, win, worst, draw)
         y = rem3
         while y:
             low3 = y & -y
             y ^= low3
-            lvl = left_level(m2, o2 ^ low3, b, ix, fewer1, fewer2, fewer3)
+            lvl = left_level(m2, o2 ^ low3, b, ix, fewer)
             win, worst, draw = fold_level(lvl, win, worst, draw)
     if win:
         return win
@@ -119,7 +119,7 @@ def fold_level(lvl, win, worst, draw):
 
 
 @helper
-def removal_outcome(a, b, m, o, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3):
+def removal_outcome(a, b, m, o, removed_syms, removed_canon, g, ix, fewer):
     """What the moves with a removal give the canonical position (m, o): its ``removals`` code.
 
     Mill-forming moves are found from the mills (two of the mover's men and an empty third
@@ -165,10 +165,10 @@ def removal_outcome(a, b, m, o, removed_syms, removed_canon, g, ix, fewer1, fewe
                 r1 = ctz(lowr)
                 if more:
                     lvl = multi_removal_level(
-                        m2, o, r1, more, a, b, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3
+                        m2, o, r1, more, a, b, removed_syms, removed_canon, g, ix, fewer
                     )
                 else:
-                    lvl = removal_level(m2, o, r1, a, b, removed_syms, removed_canon, ix, fewer1)
+                    lvl = removal_level(m2, o, r1, a, b, removed_syms, removed_canon, ix, fewer[0])
                 if lvl == 0:
                     draw_by_removal = True
                 elif wins_in(lvl):
@@ -186,11 +186,11 @@ def removal_outcome(a, b, m, o, removed_syms, removed_canon, g, ix, fewer1, fewe
 
 
 @helper
-def settle_removals(a, b, m, o, succ, syms, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3):
+def settle_removals(a, b, m, o, succ, syms, removed_syms, removed_canon, g, ix, fewer):
     """(removals, count) of a position whose removal outcome is computed now. Where removals allow a
     loss at level e, the schedule will ask at e whether every other successor has become a win,
     so the count is needed too."""
-    e = removal_outcome(a, b, m, o, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3)
+    e = removal_outcome(a, b, m, o, removed_syms, removed_canon, g, ix, fewer)
     if not wins_in(e) and e != NOLOSS:
         return e, count_successors(a, b, m, o, succ, syms, g, ix)
     return e, UNKNOWN
@@ -313,7 +313,7 @@ def mark_buffered(pms, pos, lvls, k, value, count, removals, settle, ix):
 
 
 @nb.njit(cache=True, parallel=True)
-def resolve_candidates(a, b, value, count, removals, g, ix, fewer1, fewer2, fewer3):
+def resolve_candidates(a, b, value, count, removals, g, ix, fewer):
     """Exact removal outcome (and, where it allows a loss, the count) of each marked position."""
     n = g.n
     slots = value.shape[0]
@@ -328,5 +328,5 @@ def resolve_candidates(a, b, value, count, removals, g, ix, fewer1, fewer2, fewe
                 continue
             m, o = unrank_position(a, b, slot, ix)
             removals[slot], count[slot] = settle_removals(
-                a, b, m, o, succ, syms, removed_syms, removed_canon, g, ix, fewer1, fewer2, fewer3,
+                a, b, m, o, succ, syms, removed_syms, removed_canon, g, ix, fewer,
             )

@@ -7,10 +7,10 @@ import numpy as np
 
 from ...values import DUP
 from ...index.kernels import SYMMETRIC, is_canonical_pair, next_position, unrank_position
-from ...rules.movegen import MAX_MOVES, OPT_FLY, OPT_FULL_DRAW, OPT_MILL_WINS, OPT_PASS, men_in_mills
-from .codes import SYMS, CHUNK, LAZY, NOLOSS, UNKNOWN
+from ...rules.movegen import OPT_FLY, OPT_FULL_DRAW, OPT_MILL_WINS, OPT_PASS, men_in_mills
+from .codes import CHUNK, LAZY, NOLOSS, UNKNOWN
 from .removals import settle_removals
-from .successors import has_internal_move, has_move
+from .successors import has_internal_move, has_move, scratch
 from ...jit import helper
 
 
@@ -23,10 +23,7 @@ def init_subspace(a, b, value, count, removals, base, g, ix, most, fewer):
     slots = value.shape[0]
     nchunks = (slots + CHUNK - 1) // CHUNK
     for c in nb.prange(nchunks):
-        succ = np.empty(MAX_MOVES, dtype=np.int64)
-        syms = np.empty(SYMS, dtype=np.int64)
-        removed_syms = np.empty((g.n, SYMS), dtype=np.int64)
-        removed_canon = np.empty((g.n, 3), dtype=np.int64)
+        succ, syms, removed_syms, removed_canon = scratch(g.n)
         todo = np.empty(CHUNK, dtype=np.int64)
         lo, hi = c * CHUNK, min(slots, (c + 1) * CHUNK)
         k = init_chunk(a, b, value, count, removals, base, lo, hi, g, ix, most, todo)

@@ -9,14 +9,14 @@ import numpy as np
 
 from ...index.kernels import SYMMETRIC, unrank_position
 from ...rules.bits import ctz
-from ...rules.movegen import MAX_MOVES, OPT_FLY, OPT_MILL_WINS, OPT_PASS, men_in_mills, mills_formed
-from .codes import SYMS, LAZY, NOLOSS, UNKNOWN, may_lose, wins_in
+from ...rules.movegen import OPT_FLY, OPT_MILL_WINS, OPT_PASS, men_in_mills, mills_formed
+from .codes import LAZY, NOLOSS, UNKNOWN, may_lose, wins_in
 from .frontier import add
 from .prefetch import AHEAD, prefetch
 from .removals import removal_outcome
 from ...index.slots import slot_from
 from ...jit import helper
-from .successors import count_successors, has_move, mill_keeps_men, sort_unique
+from .successors import count_successors, has_move, mill_keeps_men, scratch, sort_unique
 
 
 ROWS = 256  # frontier entries per work item of the gather
@@ -136,13 +136,9 @@ def apply_predecessors(
     for b in nb.prange(nbuckets):
         nlate[b] = 0
         if starts[b] < starts[b + 1]:
-            succ = np.empty(MAX_MOVES, dtype=np.int64)
-            syms = np.empty(SYMS, dtype=np.int64)
-            removed_syms = np.empty((g.n, SYMS), dtype=np.int64)
-            removed_canon = np.empty((g.n, 3), dtype=np.int64)
             outs[b], nlate[b] = decide_range(
-                lvl, flat, starts[b], starts[b + 1], value, count, removals, decided, pred_a, pred_b, late,
-                succ, syms, removed_syms, removed_canon, g, ix, fewer,
+                lvl, flat, starts[b], starts[b + 1], value, count, removals, decided, pred_a, pred_b, late, scratch(g.n),
+                g, ix, fewer,
             )
     return outs.sum()
 
@@ -153,29 +149,23 @@ def apply_predecessors_serial(
 ):
     """``apply_predecessors`` on one thread, for small blocks, where waking the threads would
     cost more than the work."""
-    succ = np.empty(MAX_MOVES, dtype=np.int64)
-    syms = np.empty(SYMS, dtype=np.int64)
-    removed_syms = np.empty((g.n, SYMS), dtype=np.int64)
-    removed_canon = np.empty((g.n, 3), dtype=np.int64)
+    buffers = scratch(g.n)
     out = 0
     for b in range(starts.shape[0] - 1):
         k, nlate[b] = decide_range(
-            lvl, flat, starts[b], starts[b + 1], value, count, removals, decided, pred_a, pred_b, late,
-            succ, syms, removed_syms, removed_canon, g, ix, fewer,
+            lvl, flat, starts[b], starts[b + 1], value, count, removals, decided, pred_a, pred_b, late, buffers, g, ix, fewer,
         )
         out += k
     return out
 
 
 @helper
-def decide_range(
-    lvl, flat, lo, hi, value, count, removals, decided, pred_a, pred_b, late, succ, syms, removed_syms, removed_canon,
-    g, ix, fewer,
-):
+def decide_range(lvl, flat, lo, hi, value, count, removals, decided, pred_a, pred_b, late, buffers, g, ix, fewer):
     """Decide the predecessors flat[lo:hi]; mark the decided ones in the bitmap ``decided`` (the
     next level's frontier). A predecessor left with only removals to try gets its LAZY removal
     outcome now; a loss that must wait for a removal's later level (its removals code) is written
-    to late[lo + i]. Returns (how many decided, how many late)."""
+    to late[lo + i]. Returns (how many decided, how many late). ``buffers``: ``scratch``'s."""
+    succ, syms, removed_syms, removed_canon = buffers
     new = lvl + 2  # value of a predecessor decided now: level lvl + 1
     wins = not wins_in(lvl)  # a move to a lost position: win
     nout = 0

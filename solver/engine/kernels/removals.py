@@ -10,7 +10,6 @@ from ...values import DUP
 from ...index.kernels import SYM_BITS, image, unrank_position
 from ...rules.bits import ctz, popcount
 from ...rules.movegen import (
-    MAX_MOVES,
     OPT_FLY,
     OPT_FORFEIT,
     OPT_MILL_WINS,
@@ -20,11 +19,11 @@ from ...rules.movegen import (
     mills_formed,
     removable_men,
 )
-from .codes import SYMS, CANDIDATE, CHUNK, LAZY, NOLOSS, UNKNOWN, wins_in
+from .codes import CANDIDATE, CHUNK, LAZY, NOLOSS, UNKNOWN, wins_in
 from .atomic import atomic_min
 from .prefetch import prefetch
 from ...index.slots import canon_setup, slot_of, slot_with
-from .successors import count_successors
+from .successors import count_successors, scratch
 from ...jit import helper
 
 
@@ -319,10 +318,7 @@ def resolve_candidates(a, b, value, count, removals, g, ix, fewer):
     slots = value.shape[0]
     nchunks = (slots + CHUNK - 1) // CHUNK
     for c in nb.prange(nchunks):
-        succ = np.empty(MAX_MOVES, dtype=np.int64)
-        syms = np.empty(SYMS, dtype=np.int64)
-        removed_syms = np.empty((n, SYMS), dtype=np.int64)
-        removed_canon = np.empty((n, 3), dtype=np.int64)
+        succ, syms, removed_syms, removed_canon = scratch(n)
         for slot in range(c * CHUNK, min(slots, (c + 1) * CHUNK)):
             if count[slot] != CANDIDATE:
                 continue

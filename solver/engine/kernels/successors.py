@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import numba as nb
+import numpy as np
 
 from ...index.kernels import SYMMETRIC, SYM_BITS, image
 from ...rules.bits import ctz, popcount
 from ...rules.movegen import OPT_FLY, OPT_FORFEIT, OPT_MILL_WINS, OPT_OPTIONAL, OPT_PASS, mills_formed, removable_men
 from ...index.slots import canon_setup, slot_with
 from ...jit import helper
+from ...rules.movegen import MAX_MOVES
+from .codes import SYMS
+
+
+@nb.njit(cache=True)
+def scratch(n):
+    """A thread's buffers for ranking one position's successors (``succ``, ``syms``) and its
+    removals' (``removed_syms``, ``removed_canon``; see ``removals.removal_outcome``)."""
+    return (
+        np.empty(MAX_MOVES, dtype=np.int64), np.empty(SYMS, dtype=np.int64),
+        np.empty((n, SYMS), dtype=np.int64), np.empty((n, 3), dtype=np.int64),
+    )
 
 
 @helper

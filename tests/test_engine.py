@@ -1,5 +1,5 @@
-"""The retrograde engine: index invariants, published anchors, the slow reference solver,
-verification, resumption and depth overflow."""
+"""The retrograde engine: published anchors, regression checksums, verification, resumption and
+depth overflow. (The index it ranks positions by: ``test_index.py``.)"""
 
 from __future__ import annotations
 
@@ -33,68 +33,6 @@ quiet = {"progress": False, "echo": lambda s: None}
 
 
 burnside_positions = positions_up_to_symmetry  # Burnside's lemma: independent of the index
-
-
-@pytest.mark.parametrize(
-    "board_name,a,b",
-    [("standard", 3, 3), ("standard", 4, 3), ("diagonal", 3, 4), ("six", 3, 3), ("six", 4, 4), ("six", 5, 4), ("three", 3, 3)],
-)
-def test_index_round_trip_every_slot(board_name, a, b):
-    """unrank then rank gives the slot back for every canonical slot; canonical slots are as many
-    as the positions up to symmetry; every image of a position ranks to the same slot."""
-    bi = board_index(board_name)
-    slots = bi.slots(a, b)
-    movers, opps, canonical = bi.unrank_many(a, b, np.arange(slots, dtype=np.int64))
-    for s in range(0, slots, max(1, slots // 2000)):  # the plain-Python path on a sample
-        assert bi.unrank(a, b, s) == (movers[s], opps[s])
-        assert bi.is_canonical(a, b, s) == canonical[s]
-    popcounts = np.array([(bin(m).count("1"), bin(o).count("1")) for m, o in zip(movers, opps)])
-    assert (popcounts == (a, b)).all() and not (movers & opps).any()
-    ranked = bi.rank_many(movers, opps)
-    assert np.array_equal(ranked[canonical], np.nonzero(canonical)[0])
-    assert canonical.sum() == burnside_positions(bi.board, a, b)
-    # each symmetric image of a non-canonical slot's position lands on one canonical slot
-    assert canonical[ranked].all()
-    perms = bi.board.symmetry_array.astype(np.int64)
-    for perm in perms:
-        img_m = np.zeros_like(movers)
-        img_o = np.zeros_like(opps)
-        for p in range(bi.n):
-            img_m |= ((movers >> p) & 1) << perm[p]
-            img_o |= ((opps >> p) & 1) << perm[p]
-        assert np.array_equal(bi.rank_many(img_m, img_o), ranked)
-
-
-def test_colex_table_equals_the_search():
-    """Unranking looks the r-th set of k among f free points up in a table built by Gosper's hack
-    (``fill_subsets``); the binomial search it replaced (``colex_unrank``, still used where the
-    table stops) must give the same set for every tabled (f, k), and the table must stop where
-    its docstring says: f <= n - 3, k <= 12."""
-    from math import comb
-
-    from solver.index.kernels import colex_unrank
-
-    ix = board_index("standard").tables
-    rng = np.random.default_rng(3)
-    tabled = 0
-    for f in range(ix.subset_offset.shape[0]):
-        for k in range(ix.subset_offset.shape[1]):
-            off = int(ix.subset_offset[f, k])
-            if off < 0:
-                assert f > ix.n - 3 or k > min(f, 12)
-                continue
-            tabled += 1
-            c = comb(f, k)
-            ranks = range(c) if c <= 3000 else rng.integers(0, c, size=3000)
-            for r in ranks:
-                assert int(ix.subsets[off + int(r)]) == colex_unrank(int(r), f, k, ix.binom), (f, k, r)
-    assert tabled == sum(min(f, 12) + 1 for f in range(ix.n - 2))
-
-
-def test_slots_per_position_within_bounds():
-    bi = board_index("standard")
-    assert bi.slots(3, 3) / burnside_positions(bi.board, 3, 3) <= 1.25
-    assert bi.slots(6, 6) / burnside_positions(bi.board, 6, 6) <= 1.05
 
 
 def test_standard_3_3_anchor():

@@ -1,12 +1,15 @@
 """``morris verify``: its three ways (the twin walk, the marked walk, the sweep) against the direct
 check (every successor ranked in full), on fresh databases and on single changes; the facts about
-``generate_moves`` that the sweep and the marked walk rely on; ``--subspace`` and ``--json``."""
+``generate_moves`` that the sweep and the marked walk rely on; ``--subspace`` and ``--json``. The
+tiers with men in hand: whole games pass, and changed values are caught, by the tier walk, the tier
+sweep and the direct check alike; the verifier imports no kernel of the engine."""
 
 from __future__ import annotations
 
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,16 +22,18 @@ from click.testing import CliRunner
 from solver.cli import main
 from solver.storage.database import Database
 from solver.storage.write import copy_database
-from solver.verify.check import MARKED_WALK, NONE, SWEEP, TWIN_WALK, verify
+from solver.storage.files import checksum, subspace_dir, subspace_file
+from solver.verify.check import MARKED_WALK, NONE, SWEEP, TIER_DIRECT, TIER_SWEEP, TIER_WALK, TWIN_WALK, verify
 from solver.verify import kernels as vk
 from solver.tiers import fewer_men_needed
 from solver.engine.run import solve
 from solver.index import board_index
 from solver.index.kernels import SYMMETRIC
-from solver.rules import make_rules
+from solver.rules import Position, make_rules
+from solver.rules.notation import format_position
 from solver.rules import movegen as mg
 from solver.rules.tables import game_tables
-from solver.values import DUP, decode
+from solver.values import DUP, decode, describe
 
 quiet = {"progress": False, "echo": lambda s: None}
 
@@ -323,3 +328,221 @@ def test_the_shortcuts_run_as_plain_python(tmp_path):
         assert {k: plain[m][k] for k in ("method", "mismatches", "examples")} == {
             k: c[k] for k in ("method", "mismatches", "examples")
         }
+
+
+# ---------------------------------------------------------------------------------------------
+# The tiers with men in hand: their own forward check (verify/placing_kernels.py)
+# ---------------------------------------------------------------------------------------------
+
+WHOLE = {
+    "three": ("three", []),
+    "three-lasker": ("three", ["lasker=on"]),
+    "six-4-lasker": ("six", ["men=4", "lasker=on"]),  # cycling groups, wins, draws and losses mixed
+    "standard-3": ("standard", ["men=3"]),
+    "lasker-3": ("lasker", ["men=3"]),
+    "standard-4": ("standard", ["men=4"]),
+    "six-4-per-mill": ("six", ["men=4", "double-mill=per-mill", "removal=optional"]),
+    "six-4-passes": ("six", ["men=4", "blocked=passes", "removal-from-mills=forfeit"]),
+    "six-4-flying": ("six", ["men=4", "flying=at-3"]),
+    "twelve-4": ("twelve", ["men=4"]),
+}
+TIER_WAYS = (TIER_WALK, TIER_SWEEP, TIER_DIRECT)
+
+
+@pytest.fixture(scope="module")
+def whole_db(tmp_path_factory):
+    """``whole_db(key)``: a whole game of ``WHOLE[key]`` solved by ``morris solve --whole-game``,
+    once per module (the tests only read it, or copy it)."""
+    built: dict[str, Path] = {}
+
+    def get(key: str) -> Path:
+        if key not in built:
+            name, options = WHOLE[key]
+            path = tmp_path_factory.mktemp("whole") / f"{key}.h5"
+            res = run("solve", "--whole-game", "--rules", name, *[x for o in options for x in ("-o", o)], "--db", str(path), "-q")
+            assert res.exit_code == 0, res.output
+            built[key] = path
+        return built[key]
+
+    return get
+
+
+def placing_names(path: Path) -> list[str]:
+    with Database(path) as db:
+        return [s.name for s in db.tiers() if s.placing]
+
+
+def tier_counts(path: Path, method: str | None = None, names=None) -> dict[str, int]:
+    """Mismatches per tier with men in hand (every one, or ``names``), by ``method``."""
+    names = placing_names(path) if names is None else names
+    checks = verify(path, progress=False, method=method, subspaces=names)
+    assert not [c.error for c in checks if c.error or c.missing]
+    return {c.name: c.mismatches for c in checks}
+
+
+def tier_ways(path: Path, names=None) -> dict[str, int]:
+    """The mismatches per tier, the same by the walk, the sweep (forced where it can serve) and
+    the direct check of every slot."""
+    got = tier_counts(path, TIER_DIRECT, names)
+    assert tier_counts(path, TIER_WALK, names) == got
+    assert tier_counts(path, TIER_SWEEP, names) == got
+    return got
+
+
+def copy_whole(src: Path, folder: Path) -> Path:
+    """A copy of the database ``src`` under the same name in ``folder``, tiers with men in hand
+    included (``copy_database`` copies the moving phase only)."""
+    folder.mkdir(parents=True)
+    dst = folder / src.name
+    shutil.copy2(src, dst)
+    shutil.copytree(subspace_dir(src), subspace_dir(dst))
+    return dst
+
+
+def changed_tier(src: Path, folder: Path, tier: str, changes: dict[int, int]) -> Path:
+    """A copy of ``src`` in ``folder`` with values of ``tier`` changed ({slot: value}) and its
+    checksum refreshed, so that only the values tell."""
+    dst = copy_whole(src, folder)
+    with h5py.File(subspace_file(dst, tier), "r+") as f:
+        ds = f["subspaces"][tier]
+        v = ds[...]
+        for slot, value in changes.items():
+            v[slot] = value
+        ds[...] = v
+        ds.attrs["checksum"] = checksum(v)
+    return dst
+
+
+@pytest.mark.parametrize(
+    "key", ["three", "three-lasker", "six-4-lasker", "standard-3", "lasker-3",
+            pytest.param("standard-4", marks=pytest.mark.slow), pytest.param("six-4-per-mill", marks=pytest.mark.slow),
+            pytest.param("six-4-passes", marks=pytest.mark.slow), pytest.param("six-4-flying", marks=pytest.mark.slow),
+            pytest.param("twelve-4", marks=pytest.mark.slow)],
+)
+def test_whole_games_pass_by_every_way(whole_db, key):
+    """A freshly solved whole game passes, its tiers with men in hand by their own check (the
+    walk or the sweep, picked tier by tier), and by each way forced."""
+    path = whole_db(key)
+    checks = verify(path, progress=False)
+    assert checks and all(c.ok for c in checks), [c.to_dict() for c in checks if not c.ok]
+    placing = [c for c in checks if c.name.count("-") == 3]
+    assert placing and {c.method for c in placing} <= {TIER_WALK, TIER_SWEEP}
+    assert tier_ways(path) == {c.name: 0 for c in placing}
+
+
+def _slot_of_kind(values: np.ndarray, kind: str, rng) -> int:
+    """A canonical slot holding a win (``kind`` "win") or a draw."""
+    v = values.astype(np.int64)
+    want = (v != DUP) & (v != 0) & ((v - 1) % 2 == 1) if kind == "win" else v == 0
+    return int(rng.choice(np.flatnonzero(want)))
+
+
+@pytest.mark.parametrize("tier", ["3-3-1-1", "4-3-0-1"])  # a tier that is its own twin; a tier and its twin 3-4-1-0
+@pytest.mark.parametrize("change", ["win depth", "win to draw", "draw to loss"])
+def test_changed_value_in_a_cycling_group_is_caught(whole_db, tmp_path, tier, change):
+    """One value of a tier of a Lasker cycling group changed (a win two plies longer, a win made
+    a draw, a draw made a loss in 2): the tier fails by every way, the example names the tier,
+    the slot and the position, stored against what the successors give."""
+    src = whole_db("six-4-lasker")
+    with Database(src) as db:
+        values = db.values(*map(int, tier.split("-")))
+        assert db.info(*map(int, tier.split("-"))).positions > 1000
+    slot = _slot_of_kind(values, "draw" if change == "draw to loss" else "win", np.random.default_rng(7))
+    old = int(values[slot])
+    new = {"win depth": old + 2, "win to draw": 0, "draw to loss": 3}[change]
+    bad = changed_tier(src, tmp_path / "bad", tier, {slot: new})
+    (check,) = verify(bad, progress=False, subspaces=[tier])
+    assert check.checksum_ok and not check.ok and check.mismatches >= 1
+    assert check.method in (TIER_WALK, TIER_SWEEP)
+    line = next(e for e in check.examples if f"slot {slot} " in e)
+    assert line.startswith(f"{tier} slot {slot} (") and f"stored {describe(new)}, successors give {describe(old)}" in line
+    a, b, ha, hb = map(int, tier.split("-"))
+    m, o = board_index("six").unrank(a, b, slot)
+    assert format_position(Position.from_mover("w", m, o, ha, hb), make_rules("six").board_data) in line
+    counts = tier_ways(bad, [tier])
+    assert counts == {tier: check.mismatches}
+
+
+def test_changed_placing_value_fails_the_command(whole_db, tmp_path):
+    """``morris verify --json`` on a whole game with one placing value changed: exit status 1,
+    the tier named in the verdict and its row."""
+    src = whole_db("standard-3")
+    with Database(src) as db:
+        values = db.values(2, 3, 1, 0)
+    slot = _slot_of_kind(values, "win", np.random.default_rng(3))
+    bad = changed_tier(src, tmp_path / "bad", "2-3-1-0", {slot: 0})
+    result = run("verify", "--db", str(bad), "--json")
+    assert result.exit_code == 1, result.output
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert lines[-1]["failed"] == ["2-3-1-0"]
+    (row,) = [x for x in lines[:-1] if x["subspace"] == "2-3-1-0"]
+    assert row["method"] == TIER_WALK and any(f"slot {slot} " in e and "stored draw" in e for e in row["examples"])
+
+
+def test_random_placing_changes_agree_with_the_direct_check(whole_db, tmp_path):
+    """Changes anywhere in the tiers with men in hand of Lasker's six board with 4 men, DUP
+    markers included: the walk and the sweep count what the direct check counts, tier by tier."""
+    src = whole_db("six-4-lasker")
+    names = placing_names(src)
+    rng = random.Random(5)
+    with Database(src) as db:
+        data = {n: db.values(*map(int, n.split("-"))) for n in names}
+    big = [n for n in names if data[n].size > 1000]
+    for trial in range(2):
+        bad = copy_whole(src, tmp_path / f"bad{trial}")
+        for name in rng.sample(big, 3):
+            v = data[name]
+            slot = rng.randrange(v.size)
+            with h5py.File(subspace_file(bad, name), "r+") as f:
+                f["subspaces"][name][slot] = rng.choice([0, 1, 2, 3, (int(v[slot]) + 2) % DUP, DUP])
+        want = tier_counts(bad, TIER_DIRECT)
+        assert sum(want.values()) >= 1
+        assert tier_ways(bad) == want
+
+
+def test_verify_imports_no_engine_kernel():
+    """``solver.verify`` checks the solver's kernels: it imports none of them (the index, the
+    rules' move generation, the tiers and the storage are shared)."""
+    import ast
+
+    root = Path(__file__).parents[1] / "solver"
+    for file in (root / "verify").glob("*.py"):
+        for node in ast.walk(ast.parse(file.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                parts = ["solver", "verify"][: 2 - node.level + 1] if node.level else []
+                name = ".".join(x for x in [*parts, node.module] if x)
+                names = [f"{name}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            for n in names:
+                assert not n.startswith(("solver.engine.kernels", "solver.engine.placing")), f"{file.name} imports {n}"
+
+
+def test_the_tier_kernels_run_as_plain_python(whole_db, tmp_path):
+    """The tier walk's, the sweep's and the direct check's kernels with ``NUMBA_DISABLE_JIT=1``
+    (so that coverage sees inside them), on three small tiers of Lasker's six board with one value
+    changed: the counts and examples compiled."""
+    src = whole_db("six-4-lasker")
+    names = ["1-3-3-1", "2-2-2-2", "3-1-1-3"]
+    with Database(src) as db:
+        values = db.values(2, 2, 2, 2)
+    slot = _slot_of_kind(values, "draw", np.random.default_rng(1))
+    bad = changed_tier(src, tmp_path / "bad", "2-2-2-2", {slot: 3})
+    compiled = {m: [c.to_dict() for c in verify(bad, progress=False, subspaces=names, method=m)] for m in TIER_WAYS}
+    assert all(sum(c["mismatches"] for c in cs) >= 1 for cs in compiled.values())
+    code = (
+        "import json, sys; from solver.verify.check import verify; "
+        "print(json.dumps({m: [c.to_dict() for c in verify(sys.argv[1], progress=False, subspaces=sys.argv[2].split(','), method=m)] "
+        "for m in sys.argv[3:]}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", code, str(bad), ",".join(names), *TIER_WAYS],
+        env=dict(os.environ, NUMBA_DISABLE_JIT="1"), capture_output=True, text=True, cwd=Path(__file__).parents[1],
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    plain = json.loads(out.stdout.splitlines()[-1])
+    keys = ("subspace", "method", "mismatches", "examples")
+    for m, cs in compiled.items():
+        assert [{k: c[k] for k in keys} for c in plain[m]] == [{k: c[k] for k in keys} for c in cs]

@@ -414,7 +414,7 @@ class _TierCheck:
             for args in self._sources(t, kinds, succ):
                 pk.mark_tier_predecessors(*args, nblocks, marks, g, ix, False)
             items = pk.sweep_items(ix.n, a, b, int(self.index.rep_count[a]), ix.binom)
-            step = max(1, CHUNK_SLOTS // pk.PIECE)
+            step = max(1, CHUNK_SLOTS // min(pk.PIECE, int(ix.binom[ix.n - a, b])))  # items of about CHUNK_SLOTS slots
             for i0 in range(0, items, step):
                 i1 = min(items, i0 + step)
                 wrong, lost = pk.sweep_tier(a, b, ha, hb, i0, i1, nblocks, v, marks, succ, g, ix, bad, MAX_LISTED)
@@ -424,7 +424,7 @@ class _TierCheck:
         else:
             check.mismatches = int(check_duplicates(a, b, 0, int(self.index.rep_count[a]), nblocks, v, ix, bad, MAX_LISTED))
             items = pk.work_items(ix.n, a, b, int(self.index.rep_count[b]), ix.binom)
-            step = max(1, CHUNK_SLOTS // pk.PIECE)
+            step = max(1, CHUNK_SLOTS // min(pk.PIECE, int(ix.binom[ix.n - b, a])))  # items of about CHUNK_SLOTS slots
             for i0 in range(0, items, step):
                 i1 = min(items, i0 + step)
                 wrong, lost = pk.verify_tier_walk(a, b, ha, hb, i0, i1, nblocks, v, succ, g, ix, bad, MAX_LISTED)

@@ -546,3 +546,51 @@ def test_the_tier_kernels_run_as_plain_python(whole_db, tmp_path):
     keys = ("subspace", "method", "mismatches", "examples")
     for m, cs in compiled.items():
         assert [{k: c[k] for k in keys} for c in plain[m]] == [{k: c[k] for k in keys} for c in cs]
+
+
+@pytest.mark.parametrize(
+    "name,options",
+    [("standard", []), ("lasker", []), ("six", ["double-mill=per-mill", "lasker=on"]), ("twelve", ["double-mill=per-mill"]),
+     ("six", ["blocked=passes", "lasker=on"]), ("three", ["lasker=on"])],
+)
+def test_what_the_tier_sweep_relies_on_in_generate_moves(name, options):
+    """With men in hand: a placement goes from the hand to an empty point; a man moves only where
+    the side has no men in hand or Lasker's rule holds, to an adjacent empty point unless the side
+    flies (3 men on the board and in hand, where the rules let it fly); men are removed only after
+    a mill through the arrival point, no more than the mills through it; a side with a man in hand
+    and an empty point has a move; the pass comes only under ``blocked=passes``."""
+    rules = make_rules(name, options)
+    g = game_tables(rules)
+    n = g.n
+    mills_through = int(np.count_nonzero(g.point_mills, axis=1).max())
+    rng = random.Random(4)
+    buf = np.empty((mg.MAX_MOVES, 5), dtype=np.int64)
+    for _ in range(3000):
+        ha, hb = rng.randint(0, rules.men), rng.randint(0, rules.men)
+        a, b = rng.randint(0, rules.men - ha), rng.randint(0, rules.men - hb)
+        if a + b > n or a + ha < 3 or b + hb < 3:
+            continue
+        points = rng.sample(range(n), a + b)
+        m = sum(1 << p for p in points[:a])
+        o = sum(1 << p for p in points[a:])
+        empty = ((1 << n) - 1) & ~(m | o)
+        k = mg.generate_moves(m, o, ha, hb, g, buf)
+        if ha > 0 and empty:
+            assert k >= 1
+        flies = bool(g.opts[mg.OPT_FLY]) and a + ha == 3
+        for frm, to, *removed in buf[:k].tolist():
+            if to < 0:
+                assert frm < 0 and removed == [-1, -1, -1] and g.opts[mg.OPT_PASS]  # the pass
+                continue
+            assert empty >> to & 1
+            if frm < 0:
+                assert ha > 0
+                after = m | (1 << to)
+            else:
+                assert (ha == 0 or g.opts[mg.OPT_LASKER]) and m >> frm & 1
+                assert flies or g.adj[frm] >> to & 1
+                after = (m & ~(1 << frm)) | (1 << to)
+            taken = [r for r in removed if r >= 0]
+            assert len(taken) <= mills_through and all(o >> r & 1 for r in taken)
+            if taken:
+                assert mg.mills_formed(after, to, g.point_mills) > 0

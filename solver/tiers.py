@@ -82,6 +82,14 @@ def successors(rules: RuleSet, t: Tier) -> list[Tier]:
     return sorted(s for s in out if s[0] >= 0 and s[0] + s[2] >= 3)
 
 
+def successor_kinds(t: Tier) -> list[Tier]:
+    """The tier of each kind of successor, in the order the placing kernels number them: a
+    placement removing 0 to 3 men (kinds 0-3), then a move or the pass removing 0 to 3 (kinds
+    4-7); whether the rules allow each is ``successors``' business."""
+    a, b, ha, hb = t
+    return [(b - k, a + 1, hb, ha - 1) for k in range(4)] + [(b - k, a, hb, ha) for k in range(4)]
+
+
 def start_tier(rules: RuleSet) -> Tier:
     return (0, 0, rules.men, rules.men)
 

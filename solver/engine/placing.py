@@ -22,9 +22,8 @@ from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
 from .kernels import codes, placing
 from ..values import NO_VALUES
-from ..tiers import Group, Tier, needed_by, tier_name, twin
+from ..tiers import Group, Tier, needed_by, successor_kinds, tier_name, twin
 from .order import placing_groups
-
 
 
 @dataclass
@@ -32,13 +31,6 @@ class TierResult:
     tier: Tier
     values: np.ndarray
     stats: dict
-
-
-def successor_tiers(t: Tier) -> list[Tier]:
-    """The tier of each successor kind of ``kernels.placing`` (placements, then moves, removing
-    0 to 3 men)."""
-    a, b, ha, hb = t
-    return [(b - k, a + 1, hb, ha - 1) for k in range(4)] + [(b - k, a, hb, ha) for k in range(4)]
 
 
 def solve_group(
@@ -93,7 +85,7 @@ def successor_values(t: Tier, stored: set, load: Callable[[Tier], np.ndarray], i
     ``load`` reads the tiers in ``stored``; the others (that no move of the tier reaches, or the
     kind ``internal_kind`` inside a cycling group) get an empty array."""
     succ, internal = [], np.zeros(placing.KINDS, dtype=np.int64)
-    for kind, s in enumerate(successor_tiers(t)):
+    for kind, s in enumerate(successor_kinds(t)):
         if kind == internal_kind:
             internal[kind] = 1
             succ.append(NO_VALUES)
@@ -126,5 +118,3 @@ def warm_up() -> None:
         if group.cycles:
             break
     _warm = True
-
-

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..errors import DatabaseError, MissingSubspaceError
 from ..rules.rulesets import RuleSet
+from ..tiers import parse_tier
 import os
 from .files import check_header, exists, open_h5, solve_command, subspace_dir, subspace_file, subspace_files, subspace_name, subspaces_group, v1_parts
 
@@ -135,7 +136,7 @@ class Database:
 
     def tier_keys(self) -> list[tuple[int, int, int, int]]:
         """The tier of every subspace, from the names alone (no file is opened)."""
-        return sorted(tuple(int(x) for x in (name + "-0-0").split("-")[:4]) for name in {*self._info, *self._pending})
+        return sorted(parse_tier(name) for name in {*self._info, *self._pending})
 
     def subspaces(self) -> list[SubspaceInfo]:
         """The subspaces of the moving phase (no men in hand)."""

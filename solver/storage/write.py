@@ -60,7 +60,7 @@ def relink(path: str | os.PathLike, rules: RuleSet) -> list[str]:
     if not exists(path):
         return []
     with Database(path, rules) as db:  # refuses another rule set, damaged files, missing files
-        inline = [(s.name, s.file) for s in db.subspaces() if s.file != subspace_file(path, s.name)]
+        inline = [(s.name, s.file) for s in db.tiers() if s.file != subspace_file(path, s.name)]
     lines = []
     if inline:
         subspace_dir(path).mkdir(exist_ok=True)
@@ -91,7 +91,7 @@ def copy_database(src: str | os.PathLike, dst: str | os.PathLike) -> None:
     if exists(dst):
         raise DatabaseError(f"cannot copy to {dst}: a database is there already")
     with Database(src) as db:
-        rules, held = db.rules, [(s.name, s.file) for s in db.subspaces()]
+        rules, held = db.rules, [(s.name, s.file) for s in db.tiers()]
     created = main_file(src)[1] if src.exists() else None
     subspace_dir(dst).mkdir(parents=True)
     for name, file in held:

@@ -16,7 +16,6 @@ from the database all the same).
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -26,7 +25,7 @@ import numba
 import numpy as np
 
 from ..engine.held import SolvedValues
-from ..tiers import fewer_men_needed, removal_depth, successors
+from ..tiers import fewer_men_needed, parse_tier, removal_depth, successor_kinds, successors
 from ..jit import use_threads
 from ..errors import DatabaseError, SubspaceChoiceError
 from ..index import board_index
@@ -58,21 +57,17 @@ TIER_WALK, TIER_SWEEP, TIER_DIRECT = "tier walk", "tier sweep", "tier direct"  #
 EMPTY = np.zeros(0, dtype=np.uint16)  # a successor tier that no move of the tier reaches
 
 
-SUBSPACE_NAME = re.compile(r"^(\d+)-(\d+)(?:-(\d+)-(\d+))?$")
-
-
 def parse_subspaces(names: Iterable[str]) -> list[tuple[int, int, int, int]]:
     """(mover, opponent, mover's hand, opponent's hand) of each name "A-B" or "A-B-HA-HB", in
     the order given, without repeats."""
     out: list[tuple[int, int, int, int]] = []
     for name in names:
-        m = SUBSPACE_NAME.match(name.strip())
-        if not m:
+        key = parse_tier(name)
+        if key is None:
             raise SubspaceChoiceError(
                 f"--subspace {name!r}: expected the men of the side to move and of the other side, like 8-8, "
                 "then for a tier with men in hand the men in hand of each, like 3-4-2-1"
             )
-        key = tuple(int(x or 0) for x in m.groups())
         if key not in out:
             out.append(key)
     return out
@@ -495,10 +490,3 @@ class _TierCheck:
                 f"{s.name} slot {int(slot)} ({pos}): stored {describe(int(v[slot]))}, successors give {describe(int(want))}"
             )
         return out
-
-
-def successor_kinds(t: tuple[int, int, int, int]) -> list[tuple[int, int, int, int]]:
-    """The tier of each successor kind of ``placing_kernels`` (a placement removing 0 to 3 men,
-    then a move or the pass removing 0 to 3)."""
-    a, b, ha, hb = t
-    return [(b - k, a + 1, hb, ha - 1) for k in range(4)] + [(b - k, a, hb, ha) for k in range(4)]

@@ -256,3 +256,17 @@ def test_adding_a_pair_leaves_the_files_already_written_alone(tmp_path, monkeypa
     assert sorted(opened) == [(f".5-5.h5.{pid}.tmp", "w"), (f".grow.h5.{pid}.tmp", "w"), ("grow.h5", "r")]
     with h5py.File(path) as f:
         assert np.array_equal(f["subspaces/5-5"][...], values)
+
+
+def test_a_copied_whole_game_keeps_every_tier(tmp_path):
+    """``copy_database`` copies the tiers with men in hand too, values and checksums alike."""
+    from solver.engine.run import solve_whole
+
+    src, dst = tmp_path / "three.h5", tmp_path / "copy.h5"
+    solve_whole(make_rules("three"), src, progress=False, echo=lambda s: None)
+    copy_database(src, dst)
+    with Database(src) as a, Database(dst) as b:
+        assert any(s.placing for s in a.tiers())
+        assert [(s.name, s.checksum) for s in b.tiers()] == [(s.name, s.checksum) for s in a.tiers()]
+        for s in a.tiers():
+            assert np.array_equal(a.values(*s.tier), b.values(*s.tier))

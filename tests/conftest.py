@@ -1,8 +1,16 @@
 """Shared test setup: make the helper modules in tests/ (reference.py) importable as top-level
-modules (``from reference import ...``) whatever pytest's import mode."""
+modules (``from reference import ...``) whatever pytest's import mode; and what several modules
+read, built once per session (the tests only read it: a test that changes a database copies it
+first, ``storage.write.copy_database``):
+
+- ``solved_db``: engine databases of the moving phase;
+- ``solved_whole``: whole-game databases, built through ``morris solve --whole-game``;
+- ``reference_moving`` and ``reference_whole``: the plain-Python reference's solutions
+  (``tests/reference.py``), the slowest part of most comparisons."""
 
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 _TESTS = str(Path(__file__).resolve().parent)
 if _TESTS not in sys.path:
@@ -14,19 +22,103 @@ import pytest  # noqa: E402
 
 @pytest.fixture(scope="session")
 def solved_db(tmp_path_factory):
-    """``solved_db(rule_set, max_men)``: the path of a database of that named rule set solved up to
-    ``max_men``, built once per session and shared by the tests that ask for the same one (they
-    only read it)."""
+    """``solved_db(rule_set, max_men, options=())``: the path of a database of that named rule set
+    (with ``options`` on top) solved up to ``max_men``, built once per session and shared by the
+    tests that ask for the same one (they only read it)."""
     from solver.engine.run import solve
-    from solver.rules import get_rules
+    from solver.rules import make_rules
 
-    built: dict[tuple[str, int], Path] = {}
+    built: dict[tuple, Path] = {}
 
-    def get(rule_set: str, max_men: int) -> Path:
-        if (rule_set, max_men) not in built:
-            path = tmp_path_factory.mktemp("solved") / f"{rule_set}-{max_men}.h5"
-            solve(get_rules(rule_set), max_men, path, progress=False, echo=lambda s: None)
-            built[rule_set, max_men] = path
-        return built[rule_set, max_men]
+    def get(rule_set: str, max_men: int, options=()) -> Path:
+        key = (rule_set, max_men, tuple(options))
+        if key not in built:
+            name = "-".join([rule_set, *(o.replace("=", "_") for o in options), str(max_men)])
+            path = tmp_path_factory.mktemp("solved") / f"{name}.h5"
+            solve(make_rules(rule_set, list(options)), max_men, path, progress=False, echo=lambda s: None)
+            built[key] = path
+        return built[key]
+
+    return get
+
+
+class WholeGame(NamedTuple):
+    path: Path
+    stdout: str  # what ``morris solve --whole-game ... -q`` printed (its last line: the game value)
+
+
+@pytest.fixture(scope="session")
+def solved_whole(tmp_path_factory):
+    """``solved_whole(rule_set, options=())`` -> ``WholeGame``: a whole-game database (the
+    placing phase and the moving phase it reaches) solved by ``morris solve --whole-game --rules
+    RULE_SET -o OPTION ... -q`` once per session."""
+    from click.testing import CliRunner
+
+    from solver.cli import main
+
+    built: dict[tuple, WholeGame] = {}
+
+    def get(rule_set: str, options=()) -> WholeGame:
+        key = (rule_set, tuple(options))
+        if key not in built:
+            name = "-".join([rule_set, *(o.replace("=", "_") for o in options)])
+            path = tmp_path_factory.mktemp("whole") / f"{name}.h5"
+            args = ["solve", "--whole-game", "--rules", rule_set, "--db", str(path), "-q"]
+            for o in options:
+                args += ["-o", o]
+            res = CliRunner().invoke(main, args)
+            assert res.exit_code == 0, res.output
+            built[key] = WholeGame(path, res.stdout)
+        return built[key]
+
+    return get
+
+
+class ReferenceSolution(NamedTuple):
+    graph: object  # reference.Graph
+    value: object  # np.ndarray, in the graph's order
+    plies: object
+    result: dict  # {(a, b): reference.Subspace}, as solve_reference returns it
+
+
+@pytest.fixture(scope="session")
+def reference_moving():
+    """``reference_moving(rules, max_men)`` -> ``ReferenceSolution``: the reference's moving phase,
+    every subspace (a, b) with 3 <= a, b <= max_men, solved once per session (in two processes).
+    Its values are read-only."""
+    from reference import build_graph, solve_graph, split
+
+    built: dict[tuple, ReferenceSolution] = {}
+
+    def get(rules, max_men: int) -> ReferenceSolution:
+        if (rules, max_men) not in built:
+            g = build_graph(rules, [(a, b) for a in range(3, max_men + 1) for b in range(3, max_men + 1)], workers=2)
+            value, plies = solve_graph(g)
+            for arr in (value, plies):
+                arr.flags.writeable = False
+            built[rules, max_men] = ReferenceSolution(g, value, plies, split(g, value, plies))
+        return built[rules, max_men]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def reference_whole():
+    """``reference_whole(rules)`` -> {tier: reference.Subspace}: the reference's whole game from
+    the start, solved once per session (in two processes), each group's defining equations checked
+    as it is solved (``check_solution``). Read-only. For the small games only: the session holds
+    it to the end."""
+    from reference import solve_whole_reference
+
+    built: dict = {}
+
+    def get(rules) -> dict:
+        if rules not in built:
+            result = solve_whole_reference(rules, workers=2, check=True)
+            for s in result.values():
+                for arr in s:
+                    arr.flags.writeable = False
+            built[rules] = result
+        return built[rules]
 
     return get

@@ -33,10 +33,11 @@ THREE = make_rules("three")
 
 
 @pytest.fixture(scope="module")
-def six4():
-    """The six board, every subspace up to 4 men: (graph, value, plies)."""
-    g = build_graph(SIX, [(a, b) for a in (3, 4) for b in (3, 4)])
-    value, plies = solve_graph(g)
+def six4(reference_moving):
+    """The six board, every subspace up to 4 men: (graph, value, plies), shared by the session
+    (``conftest.reference_moving``; the engine is compared with it in test_engine_vs_reference.py).
+    Read-only."""
+    g, value, plies, _ = reference_moving(SIX, 4)
     return g, value, plies
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from itertools import combinations
 from math import comb
 from pathlib import Path
@@ -49,7 +50,6 @@ from reference import (
     masks,
     reachable_tiers,
     solve_graph,
-    solve_reference,
     solve_whole_reference,
     start_value,
     summary,
@@ -67,9 +67,10 @@ REFERENCE = Path(__file__).resolve().parent / "reference.py"
 
 
 @pytest.fixture(scope="module")
-def six4_whole():
-    """The whole six-board game with 4 men a side, each group's equations checked as it is solved."""
-    return solve_whole_reference(SIX4, workers=2, check=True)
+def six4_whole(reference_whole):
+    """The whole six-board game with 4 men a side, each group's equations checked as it is solved
+    (shared by the session: test_whole_game.py compares the engine with it)."""
+    return reference_whole(SIX4)
 
 
 # ---- positions and tiers ------------------------------------------------------------------------
@@ -237,12 +238,15 @@ def test_check_solution_catches_whole_errors():
             check_solution(g, bad_value, bad_plies)
 
 
-def test_six_men4_whole(six4_whole):
+def test_six_men4_whole(six4_whole, reference_moving):
     result = six4_whole
     assert sorted(result) == whole_closure(SIX4, [(0, 0, 4, 4)])
     assert sum(len(s.value) for s in result.values()) == 2_897_557
-    # the moving phase of the whole solve is the moving-phase solver's, position by position
-    moving = solve_reference(SIX4, max_men=4)
+    # the moving phase of the whole solve is the moving-phase solver's, position by position (the
+    # six rules' moving phase up to 4 men, shared by the session: the moving phase reads no
+    # ``rules.men``, so it is the one of 4 men a side)
+    assert SIX4 == replace(SIX, men=4)
+    moving = reference_moving(SIX, 4).result
     for (a, b), s in moving.items():
         w = result[(a, b, 0, 0)]
         for x, y in zip(s, w):
@@ -251,9 +255,13 @@ def test_six_men4_whole(six4_whole):
     assert start_value(result, SIX4) == ("draw", None)
 
 
+@pytest.mark.slow
 def test_six_men4_one_graph(six4_whole):
     """The whole six-board game with 4 men as one graph: the equations, and the values of a
-    solve in one go against the groups'."""
+    solve in one go against the groups'. (The default run checks one graph against the groups on
+    the smaller games, ``test_three_whole_check_solution`` and ``test_whole_variants_check_solution``
+    (the six board with 3 men among them), and the equations of this game group by group, as
+    ``six4_whole`` is solved.)"""
     g = build_whole_graph(SIX4, workers=2)
     value, plies = whole_values(g, six4_whole)
     check_solution(g, value, plies)

@@ -2,11 +2,13 @@
 (tests/reference.py: its own move generation, no symmetry, one graph per group of tiers) position
 by position, values and plies; the commands over a whole-game database; verify on tiers.
 
-Six Men's Morris whole (default options, 49 M positions) is compared in the default run: the
-reference takes about 100 s (two processes) and 1.4 GiB. The larger games (standard board with 4
-men: minutes, about 10 GiB) are ``slow``; games whose reference cannot finish (Lasker's standard
-board with 4 men: 122 M positions in plain Python) are only sampled
-(``test_placing_samples_against_reference_moves``)."""
+The six board with 4 men (2.9 M positions) is compared in the default run through ``morris solve
+--whole-game`` (every position, the start value, the first two plies' move tables, a sample of
+every tier through the API); Six Men's Morris whole (default options, 49 M positions: the
+reference takes about 100 s in two processes and 1.4 GiB) is checked the same way under ``-m
+slow``, as are the larger games (standard board with 4 men: minutes, about 10 GiB). Games whose
+reference cannot finish (Lasker's standard board with 4 men: 122 M positions in plain Python) are
+only sampled (``test_placing_samples_against_reference_moves``)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from solver.api import open_database
 from solver.cli import main
 from solver.storage.database import Database
 from solver.storage.files import subspace_file
+from solver.storage.write import copy_database
 from solver.verify.check import verify
 from solver.engine.run import solve
 from solver.tiers import groups_in_order, whole_game_tiers
@@ -41,7 +44,7 @@ def reference_codes(sub) -> np.ndarray:
     return np.where(sub.value == DRAW, 0, sub.plies + 1)
 
 
-def reference_whole(rules, tiers=None) -> dict:
+def whole_reference(rules, tiers=None) -> dict:
     """The reference's whole game (not cached: the larger ones hold gigabytes), built in two
     processes."""
     return solve_whole_reference(rules, tiers=None if tiers is None else list(tiers), workers=2)
@@ -77,7 +80,7 @@ def compare_whole(tmp_path: Path, rules, extended: bool = False, tiers=None) -> 
     solved must hold the same value and plies in the engine's database. Returns the reference."""
     path = tmp_path / "whole.h5"
     solve_whole(rules, path, extended, **quiet)
-    ref = reference_whole(rules, tiers)
+    ref = whole_reference(rules, tiers)
     assert_matches_reference(path, rules, ref)
     return ref
 
@@ -92,7 +95,7 @@ def compare_whole(tmp_path: Path, rules, extended: bool = False, tiers=None) -> 
     [
         ("three", []),
         ("three", ["lasker=on"]),
-        ("six", ["men=4"]),
+        # ("six", ["men=4"]): every position in test_six_men4_whole_game_command_matches_reference
         ("six", ["men=4", "lasker=on"]),
         ("six", ["men=4", "double-mill=per-mill", "removal=optional"]),
         ("six", ["men=4", "blocked=passes", "removal-from-mills=forfeit"]),
@@ -124,40 +127,38 @@ def move_value_from_reference(ref: dict, after) -> tuple[str, int | None]:
     return ("win" if v == "loss" else "loss"), p + 1
 
 
-def test_six_whole_game_command_matches_reference(tmp_path):
-    """``morris solve --whole-game --rules six`` (Six Men's Morris, default options, from the
-    empty board): the start value it prints and ``morris info`` reports, every position of every
-    tier it reaches (49 M, values and plies), the first two plies' move tables through the API,
-    and a sample of every tier probed through the API, against the reference."""
-    rules = make_rules("six")
-    path = tmp_path / "six.h5"
-    res = cli("solve", "--whole-game", "--rules", "six", "--db", path, "-q")
-    assert res.exit_code == 0, res.output
-    last = res.stdout.strip().splitlines()[-1]
-    ref = reference_whole(rules)
-    assert start_value(ref, rules) == ("draw", None)  # Six Men's Morris is a draw
-    assert last.startswith("game value: ") and "draw" in last, last
+def check_whole_game_command(rules, path: Path, stdout: str, ref: dict) -> None:
+    """What ``morris solve --whole-game`` built at ``path`` (it printed ``stdout``) against the
+    reference's whole game ``ref``: the start value it printed and ``morris info`` reports, every
+    position of every tier (values and plies), the first two plies' move tables through the API,
+    and a sample of every tier probed through the API (symmetry, canonical slots, the probe's
+    decoding)."""
     import json
 
+    men = rules.men
+    last = stdout.strip().splitlines()[-1]
+    value, plies = start_value(ref, rules)
+    assert last.startswith("game value: ") and value in last, last
     res = cli("info", "--db", path, "--json")
     assert res.exit_code == 0, res.output
     game = json.loads(res.stdout)["game"]
-    assert (game["value"], game["plies"]) == start_value(ref, rules)
+    assert (game["value"], game["plies"]) == (value, plies)
 
     # every position, value and plies
-    assert assert_matches_reference(path, rules, ref) == sum(s.mover.size for s in ref.values()) > 49_000_000
+    assert assert_matches_reference(path, rules, ref) == sum(s.mover.size for s in ref.values())
 
+    points = rules.board_data.n
     with open_database(path) as db:
-        # the start and the 16 positions after White's first man: every move's value (the second
-        # plies lead to tier 1-1-5-5, where White wins in up to 29 plies)
-        start = db.analyse("................ w 6 6")
-        assert (start.probe.value, start.probe.plies) == start_value(ref, rules)
-        assert len(start.moves) == 16
+        # the start and the positions after White's first man: every move's value (the second
+        # plies lead to tier 1-1-(men-1)-(men-1))
+        start = db.analyse("." * points + f" w {men} {men}")
+        assert (start.probe.value, start.probe.plies) == (value, plies)
+        assert len(start.moves) == points
         firsts = db.analyse_many([m.after for m in start.moves])
         seconds = [m for a in firsts for m in a.moves]
-        assert len(seconds) == 16 * 15
-        # Black's second man lets White win (tier 1-1-5-5's wins) in 64 of them
-        assert sum(m.value == "loss" for m in seconds) == int(np.sum(ref[(1, 1, 5, 5)].value == WIN)) == 64
+        assert len(seconds) == points * (points - 1)
+        # the second men that lose (Black's placements after which White wins: tier 1-1's wins)
+        assert sum(m.value == "loss" for m in seconds) == int(np.sum(ref[(1, 1, men - 1, men - 1)].value == WIN))
         for a in [start, *firsts]:
             pos = a.position
             assert (a.probe.value, a.probe.plies) == lookup_whole(ref, pos.mover, pos.opponent, pos.hand_mover, pos.hand_opponent)
@@ -176,6 +177,35 @@ def test_six_whole_game_command_matches_reference(tmp_path):
                 want.append(({WIN: "win", DRAW: "draw", LOSS: "loss"}[v], None if v == DRAW else int(sub.plies[i])))
         got = [(p.value, p.plies) for p in db.probe_many(positions)]
         assert got == want
+
+
+def test_six_men4_whole_game_command_matches_reference(solved_whole, reference_whole):
+    """``morris solve --whole-game --rules six -o men=4`` (2.9 M positions) against the
+    reference, as ``check_whole_game_command`` lists; the same code paths as Six Men's Morris
+    whole (``-m slow``), on a game a tenth of its size."""
+    rules = make_rules("six", ["men=4"])
+    built = solved_whole("six", ["men=4"])
+    ref = reference_whole(rules)
+    assert sum(s.mover.size for s in ref.values()) == 2_897_557
+    check_whole_game_command(rules, built.path, built.stdout, ref)
+
+
+@pytest.mark.slow
+def test_six_whole_game_command_matches_reference(tmp_path):
+    """``morris solve --whole-game --rules six`` (Six Men's Morris, default options, from the
+    empty board, 49 M positions; the reference takes about 100 s in two processes and 1.4 GiB),
+    as ``check_whole_game_command`` lists: Six Men's Morris is a draw, and Black's second man
+    lets White win in 64 of the 16 x 15 second plies. (The default run checks the same on the
+    game with 4 men: ``test_six_men4_whole_game_command_matches_reference``.)"""
+    rules = make_rules("six")
+    path = tmp_path / "six.h5"
+    res = cli("solve", "--whole-game", "--rules", "six", "--db", path, "-q")
+    assert res.exit_code == 0, res.output
+    ref = whole_reference(rules)
+    assert start_value(ref, rules) == ("draw", None)  # Six Men's Morris is a draw
+    assert int(np.sum(ref[(1, 1, 5, 5)].value == WIN)) == 64
+    assert sum(s.mover.size for s in ref.values()) > 49_000_000
+    check_whole_game_command(rules, path, res.stdout, ref)
 
 
 @pytest.mark.slow
@@ -244,15 +274,16 @@ def cli(*args):
 
 
 @pytest.fixture(scope="module")
-def six4(tmp_path_factory):
-    path = tmp_path_factory.mktemp("whole") / "six4.h5"
-    res = cli("solve", "--whole-game", "--rules", "six", "-o", "men=4", "--db", path, "-q")
-    assert res.exit_code == 0, res.output
-    return path
+def six4(solved_whole) -> Path:
+    """The six board with 4 men, whole (``morris solve --whole-game``, shared by the session: copy
+    it before changing it)."""
+    return solved_whole("six", ["men=4"]).path
 
 
-def test_solve_whole_game_command(six4):
-    res = cli("solve", "--whole-game", "--rules", "six", "-o", "men=4", "--db", six4, "-q")
+def test_solve_whole_game_command(six4, tmp_path):
+    again = tmp_path / "six4.h5"
+    copy_database(six4, again)
+    res = cli("solve", "--whole-game", "--rules", "six", "-o", "men=4", "--db", again, "-q")
     assert res.exit_code == 0, res.output
     assert "0 subspaces and tiers solved" in res.stdout and "skipped" in res.stdout  # everything was done already
     assert res.stdout.strip().splitlines()[-1].startswith("game value: ")
@@ -289,7 +320,7 @@ def test_verify_passes_and_catches_a_changed_placing_value(six4, tmp_path):
     from solver.storage.files import checksum
 
     broken = tmp_path / "broken.h5"
-    assert cli("solve", "--whole-game", "--rules", "six", "-o", "men=4", "--db", broken, "-q").exit_code == 0
+    copy_database(six4, broken)
     with Database(broken) as db:
         v = db.values(3, 3, 1, 1)
     slot = int(np.flatnonzero((v != DUP) & (v != 0))[0])
@@ -305,13 +336,14 @@ def test_verify_passes_and_catches_a_changed_placing_value(six4, tmp_path):
     assert res.exit_code == 1 and "FAILED" in res.stderr
 
 
-def test_a_rerun_resumes_after_lost_tiers(tmp_path):
+def test_a_rerun_resumes_after_lost_tiers(six4, tmp_path):
     """Tier files that a kill left unwritten are solved again, the rest skipped."""
     rules = make_rules("six", ["men=4"])
     path = tmp_path / "resume.h5"
-    first = solve_whole(rules, path, **quiet)
+    copy_database(six4, path)
     with Database(path) as db:
         before = db.values(0, 0, 4, 4).copy()
+        first = list(db.tiers())
     for name in ("0-0-4-4", "0-1-4-3"):
         subspace_file(path, name).unlink()
     path.unlink()  # the main file too: the next run relinks what the folder holds
@@ -323,12 +355,10 @@ def test_a_rerun_resumes_after_lost_tiers(tmp_path):
         assert np.array_equal(db.values(0, 0, 4, 4), before)
 
 
-def test_tier_values_drop_what_no_later_group_reads(tmp_path):
+def test_tier_values_drop_what_no_later_group_reads(six4):
     rules = make_rules("six", ["men=4"])
-    path = tmp_path / "w.h5"
-    solve_whole(rules, path, **quiet)
     groups = [g for g in groups_in_order(rules, whole_game_tiers(rules)) if not g.moving_phase]
-    with Database(path) as db:
+    with Database(six4) as db:
         held = TierValues(db)
         for t in [(3, 3, 0, 0), (0, 1, 4, 3)]:
             held(t)
@@ -344,7 +374,8 @@ def test_tier_values_drop_what_no_later_group_reads(tmp_path):
 def check_samples(rules, path: Path, per_tier: int = 200, seed: int = 11) -> int:
     """Every sampled position of every placing tier holds the best over its successors, the
     successors listed by the reference's own move generator (``MoveGen.moves`` with the hand) and
-    looked up in the engine's database. Returns the number of positions checked."""
+    looked up in the engine's database (ranked and read a tier at a time: one position at a time,
+    the ranking alone took milliseconds a call). Returns the number of positions checked."""
     from reference import MoveGen
 
     gen = MoveGen(rules)
@@ -358,22 +389,46 @@ def check_samples(rules, path: Path, per_tier: int = 200, seed: int = 11) -> int
             a, b, ha, hb = info.tier
             values = db.values(a, b, ha, hb)
             slots = np.flatnonzero(values != DUP)
-            for slot in rng.choice(slots, size=min(per_tier, slots.size), replace=False):
-                m, o = index.unrank(a, b, int(slot))
+            sample = [int(slot) for slot in rng.choice(slots, size=min(per_tier, slots.size), replace=False)]
+            # each sampled position's successors, as (tier, opponent's men, mover's men) after the move
+            rows: list[tuple[int, int, int, list | str | None]] = []
+            wanted: dict[tuple, set] = {}
+            for slot in sample:
+                m, o = index.unrank(a, b, slot)
                 moves = gen.moves(m, o, ha)
                 full = (m | o) == (1 << index.n) - 1
+                succ = None  # lost
                 if gen.is_lost(m, o, moves, ha):
-                    want = 1
+                    pass
                 elif rules.full_board == "draw" and full:
+                    succ = "draw"
+                else:
+                    succ = []
+                    for m2, o2 in moves:
+                        hand2 = ha - (m2.bit_count() - m.bit_count())
+                        key = (o2.bit_count(), m2.bit_count(), hb, hand2)
+                        succ.append((key, o2, m2))
+                        if o2.bit_count() + hb >= 3:
+                            wanted.setdefault(key, set()).add((o2, m2))
+                rows.append((slot, m, o, succ))
+            code_of: dict[tuple, int] = {}
+            for key, found in wanted.items():
+                found = sorted(found)
+                arr = np.array(found, dtype=np.int64)
+                got = db.read_slots(key[0], key[1], index.rank_many(arr[:, 0], arr[:, 1]), key[2], key[3])
+                code_of.update(((key, x, y), int(v)) for (x, y), v in zip(found, got))
+            for slot, m, o, succ in rows:
+                if succ is None:
+                    want = 1
+                elif succ == "draw":
                     want = 0
                 else:
                     best_win, worst_loss, draw = None, 0, False
-                    for m2, o2 in moves:
-                        hand2 = ha - (m2.bit_count() - m.bit_count())
+                    for key, o2, m2 in succ:
                         if o2.bit_count() + hb < 3:
                             v = 1  # the opponent has lost in 0
                         else:
-                            v = int(db.read_slots(o2.bit_count(), m2.bit_count(), index.rank_many([o2], [m2]), hb, hand2)[0])
+                            v = code_of[key, o2, m2]
                         if v == 0:
                             draw = True
                         elif (v - 1) % 2 == 0:

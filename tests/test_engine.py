@@ -35,42 +35,45 @@ quiet = {"progress": False, "echo": lambda s: None}
 burnside_positions = positions_up_to_symmetry  # Burnside's lemma: independent of the index
 
 
-def test_standard_3_3_anchor():
-    """Gasser 1996: 169,626 positions up to symmetry (of 2,691,920), longest loss 26 plies."""
-    (r,) = solve_pair(make_rules("standard"), board_index("standard"), 3, 3, SolvedValues())
-    assert r.positions == 169_626
-    assert r.max_loss == 26
+RECORDED = Path(__file__).parents[1] / "benchmarks/checksums/standard-6.json"
 
 
-def test_standard_checksums_regression():
-    """The standard databases' checksums up to 4 men, as recorded in
-    benchmarks/checksums/standard-6.json by a run whose full ``morris verify`` passed (a regression
-    figure: it says the values have not changed, not that they were right to begin with)."""
-    recorded = json.loads((Path(__file__).parents[1] / "benchmarks/checksums/standard-6.json").read_text())
-    done = SolvedValues()
-    for a, b in ((3, 3), (3, 4), (4, 4)):
-        for r in solve_pair(make_rules("standard"), board_index("standard"), a, b, done):
-            done.add(r.mover, r.opponent, r.values)
-            assert checksum(r.values) == recorded[f"{r.mover}-{r.opponent}"]
+def test_standard_3_3_anchor(solved_db):
+    """Gasser 1996: 169,626 positions up to symmetry (of 2,691,920), longest loss 26 plies (the
+    statistics ``solve`` stored from ``solve_pair``'s result, in the session's standard database)."""
+    with Database(solved_db("standard", 4)) as db:
+        info = db.info(3, 3)
+    assert info.positions == 169_626
+    assert info.max_loss == 26
+
+
+def test_standard_checksums_regression(solved_db):
+    """The standard databases' checksums up to 4 men (the session's database, solved by
+    ``solve``), as recorded in benchmarks/checksums/standard-6.json by a run whose full ``morris
+    verify`` passed (a regression figure: it says the values have not changed, not that they were
+    right to begin with)."""
+    recorded = json.loads(RECORDED.read_text())
+    with Database(solved_db("standard", 4)) as db:
+        for a, b in ((3, 3), (3, 4), (4, 3), (4, 4)):
+            assert checksum(db.values(a, b)) == recorded[f"{a}-{b}"]
 
 
 def test_removal_candidates_settled_either_way(monkeypatch):
-    """The candidates' pass settles removal codes where it finds them (standard rules); the
-    forward pass over marked candidates (kept for per-mill removals) must give the same values."""
+    """The candidates' pass settles removal codes where it finds them (standard rules: what the
+    run above solved); the forward pass over marked candidates (kept for per-mill removals) must
+    give the same values: the same recorded checksums."""
     import solver.engine.pair as pair
 
     rules, bi = make_rules("standard"), board_index("standard")
     assert pair.settled_when_found(rules, 4)
-    both = []
-    for settle in (True, False):
-        monkeypatch.setattr(pair, "settled_when_found", lambda rules, men: settle)
-        done, sums = SolvedValues(), {}
-        for a, b in ((3, 3), (3, 4), (4, 4)):
-            for r in solve_pair(rules, bi, a, b, done):
-                done.add(r.mover, r.opponent, r.values)
-                sums[(r.mover, r.opponent)] = checksum(r.values)
-        both.append(sums)
-    assert both[0] == both[1]
+    recorded = json.loads(RECORDED.read_text())
+    monkeypatch.setattr(pair, "settled_when_found", lambda rules, men: False)
+    done, sums = SolvedValues(), {}
+    for a, b in ((3, 3), (3, 4), (4, 4)):
+        for r in solve_pair(rules, bi, a, b, done):
+            done.add(r.mover, r.opponent, r.values)
+            sums[f"{r.mover}-{r.opponent}"] = checksum(r.values)
+    assert sums == {name: recorded[name] for name in sums} and len(sums) == 4
 
 
 def test_atomic_min_keeps_the_least_of_racing_writes():
@@ -97,10 +100,9 @@ def test_atomic_min_keeps_the_least_of_racing_writes():
 
 
 @pytest.fixture(scope="module")
-def six_db(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("six") / "six.h5"
-    solve(make_rules("six"), 5, path, **quiet)
-    return path
+def six_db(solved_db) -> Path:
+    """Six Men's Morris up to 5 men (shared by the session: copy it before changing it)."""
+    return solved_db("six", 5)
 
 
 def test_verify_passes_on_fresh_database(six_db):
@@ -138,15 +140,19 @@ def test_verify_catches_a_changed_byte(six_db, tmp_path):
 
 
 def test_solve_skips_finished_subspaces(six_db, tmp_path):
+    path = tmp_path / "copy.h5"
+    copy_database(six_db, path)
     messages: list[str] = []
-    rows = solve(make_rules("six"), 5, six_db, progress=False, echo=messages.append)
+    rows = solve(make_rules("six"), 5, path, progress=False, echo=messages.append)
     assert all(r.skipped for r in rows)
     assert any("done already" in m for m in messages)
 
 
-def test_other_rules_into_same_database_is_refused(six_db):
+def test_other_rules_into_same_database_is_refused(six_db, tmp_path):
+    path = tmp_path / "copy.h5"
+    copy_database(six_db, path)
     with pytest.raises(MismatchError, match="rule set"):
-        solve(make_rules("six", ["flying=at-3"]), 3, six_db, **quiet)
+        solve(make_rules("six", ["flying=at-3"]), 3, path, **quiet)
 
 
 def test_depth_overflow_is_an_error(monkeypatch):

@@ -18,17 +18,14 @@ from nbclient.exceptions import CellExecutionError
 
 from solver import open_database
 from solver.api import DUP, decode_many
-from solver.engine.run import solve
-from solver.rules import get_rules
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
 
 
 @pytest.fixture(scope="module")
-def six_db(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("notebooks") / "six.h5"
-    solve(get_rules("six"), 4, path, progress=False, echo=lambda s: None)
-    return path
+def six_db(solved_db) -> Path:
+    """Six Men's Morris up to 4 men (shared by the session)."""
+    return solved_db("six", 4)
 
 
 def test_there_are_notebooks():

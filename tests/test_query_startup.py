@@ -11,6 +11,7 @@ import os
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,7 +19,6 @@ import pytest
 from solver import open_database
 from solver import query as query_module
 from solver.rules.plain_movegen import movegen as plain_movegen
-from solver.engine.run import solve
 from solver.index import cache
 from solver.index.plain import PlainIndex, plain_index
 from solver.index.tables import BoardIndex
@@ -111,10 +111,9 @@ def test_cache_folders_follow_the_board_and_survive_damage(tmp_path, monkeypatch
 
 
 @pytest.fixture(scope="module")
-def six_db(tmp_path_factory):
-    path = tmp_path_factory.mktemp("startup") / "six.h5"
-    solve(make_rules("six"), 4, path, progress=False, echo=lambda s: None)
-    return path
+def six_db(solved_db) -> Path:
+    """Six Men's Morris up to 4 men (shared by the session)."""
+    return solved_db("six", 4)
 
 
 def test_plain_and_compiled_lookups_agree(six_db, monkeypatch):

@@ -28,10 +28,9 @@ quiet = {"progress": False, "echo": lambda s: None}
 
 
 @pytest.fixture(scope="module")
-def std_db(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("storage") / "standard.h5"
-    solve(STANDARD, 4, path, **quiet)
-    return path
+def std_db(solved_db) -> Path:
+    """The standard rules up to 4 men (shared by the session: the tests here copy it to change it)."""
+    return solved_db("standard", 4)
 
 
 def checksums(path: Path) -> dict[str, str]:
@@ -51,7 +50,7 @@ def test_main_file_links_one_file_per_subspace(std_db):
         for name in f["subspaces"]:
             link = f["subspaces"].get(name, getlink=True)
             assert isinstance(link, h5py.ExternalLink)
-            assert (link.filename, link.path) == (f"standard.h5.d/{name}.h5", f"/subspaces/{name}")
+            assert (link.filename, link.path) == (f"{std_db.name}.d/{name}.h5", f"/subspaces/{name}")
             held = subspace_file(std_db, name)
             with h5py.File(held) as g:
                 assert g.attrs["format_version"] == 3 and g.attrs["rules"] == f.attrs["rules"]
@@ -69,7 +68,7 @@ def test_main_file_links_one_file_per_subspace(std_db):
 def test_h5py_follows_the_links_from_any_folder_and_after_a_move(std_db, tmp_path, monkeypatch):
     with h5py.File(subspace_file(std_db, "3-3")) as f:
         want = f["subspaces/3-3"][...]
-    decoy = tmp_path / "standard.h5.d" / "3-3.h5"  # the link's name, but relative to the working folder
+    decoy = tmp_path / f"{std_db.name}.d" / "3-3.h5"  # the link's name, but relative to the working folder
     decoy.parent.mkdir()
     with h5py.File(decoy, "w") as f:
         f["subspaces/3-3"] = np.zeros(5, dtype=np.uint16)
@@ -77,11 +76,11 @@ def test_h5py_follows_the_links_from_any_folder_and_after_a_move(std_db, tmp_pat
     for name in (str(std_db), os.path.relpath(std_db)):
         with h5py.File(name) as f:
             assert np.array_equal(f["subspaces/3-3"][...], want)
-    moved = tmp_path / "elsewhere" / "standard.h5"  # the file and its folder moved together
+    moved = tmp_path / "elsewhere" / std_db.name  # the file and its folder moved together
     moved.parent.mkdir()
     shutil.copy(std_db, moved)
     shutil.copytree(subspace_dir(std_db), subspace_dir(moved))
-    with h5py.File("elsewhere/standard.h5") as f:
+    with h5py.File(f"elsewhere/{std_db.name}") as f:
         assert np.array_equal(f["subspaces/3-3"][...], want)
     assert checksums(moved) == checksums(std_db)
 
@@ -90,7 +89,7 @@ def test_database_renamed_by_hand_is_read_and_linked_again_by_a_solve(std_db, tm
     path = tmp_path / "renamed.h5"
     shutil.copy(std_db, path)
     shutil.copytree(subspace_dir(std_db), subspace_dir(path))
-    with h5py.File(path) as f:  # the links still name standard.h5.d/, not beside this file
+    with h5py.File(path) as f:  # the links still name the first name's folder, not the one beside this file
         with pytest.raises(KeyError):
             f["subspaces/3-3"]
     assert checksums(path) == checksums(std_db)

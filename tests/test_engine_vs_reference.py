@@ -74,11 +74,17 @@ def test_engine_matches_reference_three(tmp_path):
     _compare_with_reference(tmp_path, make_rules("three"), 3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name,options",
     [("six", ["double-mill=per-mill", "removal=optional"]), ("six", ["blocked=passes"]), ("six", ["removal-from-mills=forfeit"])],
 )
 def test_engine_matches_reference_options(tmp_path, name, options):
+    """Six up to 4 men under these options, position by position. The default run compares the
+    same subspaces under the same options (every moving tier of the whole game with 4 men a side
+    is one of them, solved by the same pair engine; ``men`` does not enter the moving phase) in
+    ``test_whole_game.py::test_whole_game_matches_reference``: per-mill with optional removal as
+    here, passes and forfeit together."""
     _compare_with_reference(tmp_path, make_rules(name, options), 4)
 
 

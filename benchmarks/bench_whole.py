@@ -22,6 +22,7 @@ from pathlib import Path
 from solver.storage.database import Database
 from solver.engine import pair, placing, run
 from solver.query import game_value_line
+from solver.tiers import tier_name
 from solver.engine.costs.bench import machine_line
 from solver.jit import use_threads
 from solver.rules import make_rules
@@ -55,7 +56,7 @@ def main() -> None:
         secs = sum(g[0] for g in groups)
         cpu = sum(g[1] for g in groups)
         positions = sum(s["positions"] for s in done)
-        names = [f"{s['mover']}-{s['opponent']}" + (f"-{s['mover_hand']}-{s['opponent_hand']}" if placing else "") for s in done]
+        names = [tier_name((s["mover"], s["opponent"], s["mover_hand"], s["opponent_hand"])) for s in done]
         nbytes = sum(disk[n] for n in names)
         rate = f"{positions / secs / 1e6:.2f} M positions/s" if secs else "-"
         print(

@@ -15,8 +15,6 @@ from click.testing import CliRunner
 from solver.cli import main
 from solver.errors import PlanError, RulesError
 from solver.engine.costs.moving import plan_run
-from solver.engine.pair import solve_pair
-from solver.engine.held import SolvedValues
 from solver.engine.order import pair_inputs, pairs_up_to
 from solver.index import board_index
 from solver.rules import make_rules
@@ -51,19 +49,6 @@ def test_nine_men_plan(tmp_path):
     assert plan["subspaces"][0] == {"subspace": "3-3", "positions": 169_626, "slots": 210_140}
     assert plan["positions"] == sum(s["positions"] for line in lines[:-1] for s in line["subspaces"])
     assert plan["fits"] and plan["peak_pair"] in [line["pair"] for line in lines[:-1]]
-
-
-def test_memory_model_bounds_the_engine():
-    """What solve_pair allocates stays within the plan's working bytes, pair by pair."""
-    rules = make_rules("six")
-    pairs = pairs_up_to(5)
-    plan = plan_run(rules, pairs, memory_bytes=1 << 40)
-    done = SolvedValues()
-    for (a, b), p in zip(pairs, plan.pairs):
-        results = solve_pair(rules, board_index("six"), a, b, done)
-        assert 0 < results[0].held_bytes <= p.working_bytes, (a, b)
-        for r in results:
-            done.add(r.mover, r.opponent, r.values)
 
 
 def test_inputs_held_are_only_what_later_pairs_read():

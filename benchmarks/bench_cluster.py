@@ -20,13 +20,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from solver.storage.database import Database
 from solver.engine import pair, placing, run
+from solver.engine.cluster import solve_on_cluster
 from solver.engine.costs.bench import machine_line
 from solver.engine.order import moving_jobs, whole_game_jobs
-from solver.engine.cluster import solve_on_cluster
 from solver.engine.run import solve
 from solver.rules import make_rules
+from solver.storage.database import Database
 
 quiet = {"echo": lambda line: None}
 

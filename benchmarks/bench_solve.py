@@ -15,11 +15,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from solver.storage.database import Database
 from solver.engine.costs.bench import machine_line, run_bench
 from solver.engine.order import pairs_up_to
 from solver.jit import use_threads
 from solver.rules import make_rules
+from solver.storage.database import Database
 
 
 def main() -> None:

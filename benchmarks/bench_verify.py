@@ -23,13 +23,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from solver.storage.database import Database
-from solver.verify.check import SWEEP, TWIN_WALK, verify
 from solver.engine.costs.bench import machine_line
-from solver.jit import use_threads
 from solver.engine.run import solve
 from solver.index import board_index
+from solver.jit import use_threads
 from solver.rules import make_rules
+from solver.storage.database import Database
+from solver.verify.check import SWEEP, TWIN_WALK, verify
 
 METHODS = {"auto": None, "twin-walk": TWIN_WALK, "sweep": SWEEP}
 

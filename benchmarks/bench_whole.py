@@ -19,13 +19,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from solver.storage.database import Database
 from solver.engine import pair, placing, run
-from solver.query import game_value_line
-from solver.tiers import tier_name
 from solver.engine.costs.bench import machine_line
 from solver.jit import use_threads
+from solver.query import game_value_line
 from solver.rules import make_rules
+from solver.storage.database import Database
+from solver.tiers import tier_name
 
 
 def main() -> None:

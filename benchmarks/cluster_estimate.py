@@ -28,9 +28,9 @@ from __future__ import annotations
 import argparse
 import heapq
 
-from solver.engine.order import Job, whole_game_jobs
 from solver.engine.costs.moving import PROCESS_BYTES, VALUE_BYTES, plan_run
 from solver.engine.costs.placing import group_working_bytes
+from solver.engine.order import Job, whole_game_jobs
 from solver.index import board_index
 from solver.index.counting import subspace_positions
 from solver.rules import make_rules

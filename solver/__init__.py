@@ -20,7 +20,15 @@ from typing import TYPE_CHECKING
 __all__ = ["open_database", "MorrisDatabase", "Probe", "MoveValue", "Analysis", "three_men_rule", "decode"]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .api import Analysis, MorrisDatabase, MoveValue, Probe, decode, open_database, three_men_rule
+    from .api import (
+        Analysis,
+        MorrisDatabase,
+        MoveValue,
+        Probe,
+        decode,
+        open_database,
+        three_men_rule,
+    )
 
 
 def __getattr__(name: str):

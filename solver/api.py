@@ -9,7 +9,6 @@ value encoding) and ``solver.rules`` (rule sets, positions and moves); this modu
 user needs in one place.
 """
 
-from .query import TEN_MOVE_PLIES, Analysis, MorrisDatabase, MoveValue, Probe, open_database, three_men_rule
 from .errors import (
     DatabaseError,
     DepthOverflow,
@@ -20,6 +19,15 @@ from .errors import (
     NotationError,
     OutsideDatabaseError,
     RulesError,
+)
+from .query import (
+    TEN_MOVE_PLIES,
+    Analysis,
+    MorrisDatabase,
+    MoveValue,
+    Probe,
+    open_database,
+    three_men_rule,
 )
 from .rules import Move, Position, RuleSet, make_rules
 from .values import DRAW, DUP, LOSS, WIN, decode, decode_many, describe

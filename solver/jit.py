@@ -12,8 +12,9 @@ misbehave. Kernels that allocate (``parallel=True`` loops with their buffers) us
 
 from __future__ import annotations
 
-import numba as nb
 import numba
+import numba as nb
+
 from .errors import RulesError
 
 

@@ -46,12 +46,19 @@ from pathlib import Path
 import numpy as np
 
 from .errors import DatabaseError, MorrisError, NotationError
-from .rules.notation import Move, Position, check_position, format_move, format_position, parse_position
+from .rules.notation import (
+    Move,
+    Position,
+    check_position,
+    format_move,
+    format_position,
+    parse_position,
+)
 from .rules.rulesets import RuleSet
 from .rules.tables import game_tables
-from .values import DRAW, DUP, LOSS, WIN, decode_many
 from .storage.database import Database
 from .storage.files import exists, solve_command, subspace_name
+from .values import DRAW, DUP, LOSS, WIN, decode_many
 
 __all__ = [
     "TEN_MOVE_PLIES",

@@ -16,9 +16,9 @@ import pytest
 from click.testing import CliRunner
 
 from solver.cli import main
-from solver.storage.write import copy_database
 from solver.engine.run import solve
 from solver.rules import make_rules
+from solver.storage.write import copy_database
 
 
 def run(*args, input=None):

@@ -18,14 +18,14 @@ import pytest
 from click.testing import CliRunner
 
 from solver.cli import main
+from solver.engine import cluster as cluster_mod
+from solver.engine.cluster import parse_cluster, solve_on_cluster
+from solver.engine.order import moving_jobs, whole_game_jobs
+from solver.engine.run import solve_whole
+from solver.query import game_value_line
+from solver.rules import get_rules, make_rules
 from solver.storage.database import Database
 from solver.storage.files import subspace_dir, subspace_name
-from solver.engine import cluster as cluster_mod
-from solver.engine.order import moving_jobs, whole_game_jobs
-from solver.engine.cluster import parse_cluster, solve_on_cluster
-from solver.query import game_value_line
-from solver.engine.run import solve_whole
-from solver.rules import get_rules, make_rules
 
 distributed = pytest.importorskip("distributed")
 quiet = {"echo": lambda s: None}

@@ -14,20 +14,19 @@ import h5py
 import numpy as np
 import pytest
 
-from solver.engine.kernels import codes
-from solver.storage.files import checksum
-from solver.engine.pair import solve_pair
 from solver.engine.held import SolvedValues
+from solver.engine.kernels import codes
+from solver.engine.pair import solve_pair
+from solver.engine.run import solve
 from solver.errors import DepthOverflow, MismatchError
 from solver.index import board_index
-from solver.values import DUP, decode_many
-from solver.rules import make_rules
-from solver.engine.run import solve
-from solver.storage.database import Database
-from solver.storage.files import subspace_file
-from solver.storage.write import copy_database
-from solver.verify.check import verify
 from solver.index.counting import positions_up_to_symmetry
+from solver.rules import make_rules
+from solver.storage.database import Database
+from solver.storage.files import checksum, subspace_file
+from solver.storage.write import copy_database
+from solver.values import DUP, decode_many
+from solver.verify.check import verify
 
 quiet = {"progress": False, "echo": lambda s: None}
 

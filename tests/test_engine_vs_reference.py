@@ -15,16 +15,16 @@ from typing import NamedTuple
 
 import numpy as np
 import pytest
-
 from reference import DRAW, LOSS, WIN, MoveGen, bits, solve_reference
-from solver.storage.database import Database
-from solver.verify.check import verify
+
 from solver.engine.order import pairs_up_to
 from solver.engine.pair import solve_pair
 from solver.engine.run import solve
 from solver.index import board_index
 from solver.rules import make_rules
+from solver.storage.database import Database
 from solver.values import DUP, describe
+from solver.verify.check import verify
 
 quiet = {"progress": False, "echo": lambda s: None}
 PER_MILL = ("double-mill=per-mill",)

@@ -75,6 +75,7 @@ def test_next_position_walks_the_slots_in_order(board_name, a, b):
 
 def test_moves_agree_with_the_reference():
     from reference import MoveGen
+
     from solver.rules import make_rules
     from solver.rules.game import legal_moves, play
     from solver.rules.notation import Position
@@ -103,9 +104,9 @@ def test_engine_matches_reference(tmp_path, name, max_men):
 
 
 def test_verify_passes(tmp_path):
-    from solver.verify.check import verify
     from solver.engine.run import solve
     from solver.rules import make_rules
+    from solver.verify.check import verify
 
     path = tmp_path / "three.h5"
     solve(make_rules("three"), 3, path, progress=False, echo=lambda s: None)

@@ -20,12 +20,12 @@ import pyspiel
 import pytest
 from click.testing import CliRunner
 
+from solver.cli import main
+from solver.rules import make_rules
 from solver.rules import movegen as mg
 from solver.rules.boards import STANDARD
-from solver.cli import main
 from solver.rules.game import legal_moves, play, result
 from solver.rules.notation import Move, Position
-from solver.rules import make_rules
 
 RULES = make_rules("standard")
 GAME = pyspiel.load_game("nine_mens_morris")

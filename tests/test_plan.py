@@ -13,9 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from solver.cli import main
-from solver.errors import PlanError, RulesError
 from solver.engine.costs.moving import plan_run
 from solver.engine.order import pair_inputs, pairs_up_to
+from solver.errors import PlanError, RulesError
 from solver.index import board_index
 from solver.rules import make_rules
 

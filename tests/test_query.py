@@ -21,19 +21,23 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-
 import reference  # tests/reference.py (conftest puts tests/ on the path): a broken one fails here
+from click.testing import CliRunner
 
 from solver import Analysis, MoveValue, Probe, open_database, three_men_rule
 from solver.cli import main
-from solver.errors import DatabaseError, MismatchError, MissingSubspaceError, NotationError, OutsideDatabaseError
+from solver.engine.run import solve
+from solver.errors import (
+    DatabaseError,
+    MismatchError,
+    MissingSubspaceError,
+    NotationError,
+    OutsideDatabaseError,
+)
+from solver.rules import get_rules, make_rules
 from solver.rules.game import play
 from solver.rules.notation import Position, format_position, parse_move
-from solver.rules import get_rules, make_rules
-from solver.engine.run import solve
 from solver.storage.database import Database
-
 
 STANDARD = get_rules("standard")
 SIX = get_rules("six")

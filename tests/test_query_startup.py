@@ -18,12 +18,12 @@ import pytest
 
 from solver import open_database
 from solver import query as query_module
-from solver.rules.plain_movegen import movegen as plain_movegen
 from solver.index import cache
 from solver.index.plain import PlainIndex, plain_index
 from solver.index.tables import BoardIndex
 from solver.rules import BOARDS, make_rules
 from solver.rules import movegen as compiled
+from solver.rules.plain_movegen import movegen as plain_movegen
 from solver.rules.tables import game_tables
 
 RULE_SETS = [

@@ -8,7 +8,6 @@ from math import comb
 
 import numpy as np
 import pytest
-
 from reference import (
     DRAW,
     LOSS,
@@ -26,6 +25,7 @@ from reference import (
     split,
     summary,
 )
+
 from solver.rules import make_rules
 
 SIX = make_rules("six")

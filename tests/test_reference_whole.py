@@ -32,7 +32,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from reference import (
     DRAW,
     LOSS,
@@ -58,6 +57,7 @@ from reference import (
     whole_closure,
     whole_values,
 )
+
 from solver.rules import make_rules
 
 THREE = make_rules("three")

@@ -15,13 +15,13 @@ import pytest
 from click.testing import CliRunner
 
 from solver.cli import main
+from solver.engine.run import solve
+from solver.errors import DatabaseError
+from solver.rules import make_rules
 from solver.storage import files as storage
 from solver.storage.database import Database
 from solver.storage.files import exists, subspace_dir, subspace_file
 from solver.storage.write import add_subspaces, copy_database
-from solver.engine.run import solve
-from solver.errors import DatabaseError
-from solver.rules import make_rules
 
 STANDARD = make_rules("standard")
 quiet = {"progress": False, "echo": lambda s: None}

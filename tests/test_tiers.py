@@ -10,8 +10,8 @@ without retrograde analysis only where its moves cannot come back into it."""
 from __future__ import annotations
 
 import pytest
-
 from reference import tier_components, tier_successors, whole_closure
+
 from solver.engine.order import pair_name, pairs_up_to
 from solver.rules import make_rules
 from solver.tiers import (

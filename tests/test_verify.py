@@ -20,20 +20,29 @@ import pytest
 from click.testing import CliRunner
 
 from solver.cli import main
-from solver.storage.database import Database
-from solver.storage.write import copy_database
-from solver.storage.files import checksum, subspace_dir, subspace_file
-from solver.verify.check import MARKED_WALK, NONE, SWEEP, TIER_DIRECT, TIER_SWEEP, TIER_WALK, TWIN_WALK, verify
-from solver.verify import kernels as vk
-from solver.tiers import fewer_men_needed
 from solver.engine.run import solve
 from solver.index import board_index
 from solver.index.kernels import SYMMETRIC
 from solver.rules import Position, make_rules
-from solver.rules.notation import format_position
 from solver.rules import movegen as mg
+from solver.rules.notation import format_position
 from solver.rules.tables import game_tables
+from solver.storage.database import Database
+from solver.storage.files import checksum, subspace_dir, subspace_file
+from solver.storage.write import copy_database
+from solver.tiers import fewer_men_needed
 from solver.values import DUP, decode, describe
+from solver.verify import kernels as vk
+from solver.verify.check import (
+    MARKED_WALK,
+    NONE,
+    SWEEP,
+    TIER_DIRECT,
+    TIER_SWEEP,
+    TIER_WALK,
+    TWIN_WALK,
+    verify,
+)
 
 quiet = {"progress": False, "echo": lambda s: None}
 

@@ -17,23 +17,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-
 from reference import DRAW, LOSS, WIN, lookup_whole, solve_whole_reference, start_value
+
 from solver.api import open_database
 from solver.cli import main
+from solver.engine.held import TierValues
+from solver.engine.order import placing_jobs
+from solver.engine.placing import solve_group
+from solver.engine.run import solve, solve_whole
+from solver.index import board_index
+from solver.rules import Position, make_rules
 from solver.storage.database import Database
 from solver.storage.files import subspace_file
 from solver.storage.write import copy_database
-from solver.verify.check import verify
-from solver.engine.run import solve
 from solver.tiers import groups_in_order, whole_game_tiers
-from solver.engine.held import TierValues
-from solver.engine.placing import solve_group
-from solver.engine.order import placing_jobs
-from solver.engine.run import solve_whole
-from solver.index import board_index
-from solver.rules import Position, make_rules
 from solver.values import DUP
+from solver.verify.check import verify
 
 quiet = {"progress": False, "echo": lambda s: None}
 

@@ -7,7 +7,14 @@ import sys
 import click
 
 from ..errors import MorrisError
-from .common import draw, echo_json, get_rules, json_option, read_positions, rules_options
+from .common import (
+    draw,
+    echo_json,
+    get_rules,
+    json_option,
+    read_positions,
+    rules_options,
+)
 
 
 @click.command()

@@ -28,8 +28,8 @@ def info(db_path, rules_name, options, as_json):
     """Statistics of each subspace of a database (the tiers with men in hand named a-b-ha-hb),
     and the game's value where the database holds the whole game: the start position's value and
     plies, and each first move's."""
-    from ..storage.database import Database
     from ..query import describe_game, game_value
+    from ..storage.database import Database
 
     path, rules = database_and_rules(rules_name, options, db_path)
     with Database(path, rules) as db:
@@ -83,7 +83,8 @@ def verify(db_path, rules_name, options, threads, quiet, subspaces, as_json):
     best over its successors (a draw whose successors are all draws needs no computing). Exit
     status 1 on any mismatch. --subspace checks only the subspaces named (exit status 2 for a
     name that is malformed or not in the database)."""
-    from ..verify.check import parse_subspaces, verify as run_verify
+    from ..verify.check import parse_subspaces
+    from ..verify.check import verify as run_verify
 
     parse_subspaces(subspaces)  # a malformed name fails before any work
     path, rules = database_and_rules(rules_name, options, db_path)

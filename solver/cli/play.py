@@ -15,7 +15,14 @@ import click
 
 from ..errors import IllegalMoveError
 from ..play import COLOUR, Ending, Game, Ply, value_text
-from .common import database_and_rules, db_option, draw, echo_json, json_option, rules_options
+from .common import (
+    database_and_rules,
+    db_option,
+    draw,
+    echo_json,
+    json_option,
+    rules_options,
+)
 
 QUIT = ("quit", "exit", "q")
 

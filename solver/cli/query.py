@@ -9,7 +9,14 @@ from itertools import islice
 import click
 
 from ..errors import MorrisError
-from .common import database_and_rules, db_option, draw, json_option, read_positions, rules_options
+from .common import (
+    database_and_rules,
+    db_option,
+    draw,
+    json_option,
+    read_positions,
+    rules_options,
+)
 
 BATCH = 1000  # positions read from the database together (one read per subspace)
 

@@ -65,10 +65,10 @@ def solve(rules_name, options, max_men, whole_game, extended, db_path, threads, 
     A run whose peak memory would not fit is refused before any work (see --dry-run). At a
     terminal, a bar per pair and one over the whole run (positions per second, time left).
     """
-    from ..storage.files import default_path
     from ..engine.costs.plan import capped_men, check_cluster, check_fits, plan_solve
     from ..engine.order import check_solvable
     from ..engine.run import solve as run_solve
+    from ..storage.files import default_path
 
     rules = get_rules(rules_name, options)
     if extended and not whole_game:
@@ -104,8 +104,8 @@ def solve(rules_name, options, max_men, whole_game, extended, db_path, threads, 
 
         echo = (lambda line: None) if as_json else overall.echo
         if cluster:
-            from ..engine.order import moving_jobs
             from ..engine.cluster import solve_on_cluster
+            from ..engine.order import moving_jobs
 
             rows = solve_on_cluster(
                 rules, moving_jobs(rules, max_men), db_path, cluster, threads, echo=echo, on_job=on_pair,
@@ -118,10 +118,10 @@ def solve(rules_name, options, max_men, whole_game, extended, db_path, threads, 
 
 def solve_whole_game(rules, extended, db_path, threads, dry_run, max_memory, cluster, quiet, as_json):
     """``morris solve --whole-game``: the moving phase the game needs, then the placing phase."""
-    from ..storage.files import default_path
-    from ..query import game_value_line
     from ..engine.costs.plan import check_cluster, check_fits, plan_whole_game
     from ..engine.run import solve_whole
+    from ..query import game_value_line
+    from ..storage.files import default_path
 
     check_cluster(cluster, threads)
     db_path = db_path or default_path(rules)

@@ -23,15 +23,15 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..storage.lock import writer_lock
-from ..storage.database import Database
-from ..storage.files import code_version, subspace_dir
-from ..storage.write import link_subspaces, relink, write_subspace_files
 from ..errors import ClusterError, RulesError
 from ..index import board_index
 from ..rules.rulesets import RuleSet
-from .run import SolveRow, solve_job, stats_of
+from ..storage.database import Database
+from ..storage.files import code_version, subspace_dir
+from ..storage.lock import writer_lock
+from ..storage.write import link_subspaces, relink, write_subspace_files
 from .order import Job
+from .run import SolveRow, solve_job, stats_of
 
 DEFAULT_LOCAL_WORKERS = 2
 CONNECT_TIMEOUT = "20s"  # reaching a scheduler given by address

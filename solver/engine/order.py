@@ -6,12 +6,19 @@ subspaces with fewer opponent men, so pairs are taken by increasing total of men
 
 from __future__ import annotations
 
-
+from dataclasses import dataclass
 
 from ..errors import RulesError
 from ..rules.rulesets import RuleSet
-from dataclasses import dataclass
-from ..tiers import Group, Tier, fewer_men_needed, groups_in_order, needed_by, pair_name, whole_game_tiers
+from ..tiers import (
+    Group,
+    Tier,
+    fewer_men_needed,
+    groups_in_order,
+    needed_by,
+    pair_name,
+    whole_game_tiers,
+)
 
 
 def pairs_up_to(max_men: int) -> list[tuple[int, int]]:

@@ -20,11 +20,11 @@ from ..errors import DepthOverflow
 from ..index import BoardIndex
 from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
-from .kernels import codes, frontier, propagate, removals, schedule
-from .kernels import initialise as initialise_kernels
-from .held import SolvedValues
 from ..tiers import fewer_men_needed, removal_depth
 from ..values import NO_VALUES
+from .held import SolvedValues
+from .kernels import codes, frontier, propagate, removals, schedule
+from .kernels import initialise as initialise_kernels
 
 BLOCK = 1 << 18  # frontier entries per propagation block
 DECISION_RANGES = 1024  # about this many slot ranges share out a block's decisions among threads

@@ -20,9 +20,9 @@ from ..errors import DatabaseError, DepthOverflow
 from ..index import BoardIndex, board_index
 from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
-from .kernels import codes, placing
-from ..values import NO_VALUES
 from ..tiers import Group, Tier, needed_by, successor_kinds, tier_name, twin
+from ..values import NO_VALUES
+from .kernels import codes, placing
 from .order import placing_groups
 
 

@@ -25,7 +25,14 @@ from ..storage.lock import writer_lock
 from ..storage.write import add_subspaces, relink
 from . import pair, placing
 from .held import TierValues
-from .order import Job, check_solvable, moving_jobs, moving_men, placing_jobs, placing_groups
+from .order import (
+    Job,
+    check_solvable,
+    moving_jobs,
+    moving_men,
+    placing_groups,
+    placing_jobs,
+)
 
 BAR_FORMAT = "{desc}: {percentage:3.0f}%|{bar:24}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}]"
 

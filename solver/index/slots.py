@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-
-from .kernels import G0_MASK, SYM_BITS, SYMMETRIC, canonical_with, colex_rank, image
-from ..rules.bits import popcount
 from ..jit import helper
+from ..rules.bits import popcount
+from .kernels import G0_MASK, SYM_BITS, SYMMETRIC, canonical_with, colex_rank, image
 
 
 @helper

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,8 +12,18 @@ import numpy as np
 from ..errors import DatabaseError, MissingSubspaceError
 from ..rules.rulesets import RuleSet
 from ..tiers import parse_tier
-import os
-from .files import check_header, exists, open_h5, solve_command, subspace_dir, subspace_file, subspace_files, subspace_name, subspaces_group, v1_parts
+from .files import (
+    check_header,
+    exists,
+    open_h5,
+    solve_command,
+    subspace_dir,
+    subspace_file,
+    subspace_files,
+    subspace_name,
+    subspaces_group,
+    v1_parts,
+)
 
 
 @dataclass

@@ -13,7 +13,22 @@ import numpy as np
 from ..errors import DatabaseError
 from ..rules.rulesets import RuleSet
 from .database import Database
-from .files import FORMAT_VERSION, copy_subspace, exists, fsync_path, link_target, main_file, parts_dir, remove_temporaries, subspace_dir, subspace_file, subspace_files, v1_parts, write_main, write_subspace
+from .files import (
+    FORMAT_VERSION,
+    copy_subspace,
+    exists,
+    fsync_path,
+    link_target,
+    main_file,
+    parts_dir,
+    remove_temporaries,
+    subspace_dir,
+    subspace_file,
+    subspace_files,
+    v1_parts,
+    write_main,
+    write_subspace,
+)
 
 
 def add_subspaces(path: str | os.PathLike, rules: RuleSet, results: list[tuple[np.ndarray, dict]]) -> None:

@@ -25,19 +25,32 @@ import numba
 import numpy as np
 
 from ..engine.held import SolvedValues
-from ..tiers import fewer_men_needed, parse_tier, removal_depth, successor_kinds, successors
-from ..jit import use_threads
 from ..errors import DatabaseError, SubspaceChoiceError
 from ..index import board_index
+from ..jit import use_threads
 from ..rules.movegen import MAX_MOVES, OPT_FLY
 from ..rules.notation import Position, format_position
 from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
-from ..values import DUP, describe
 from ..storage.database import Database, SubspaceInfo
 from ..storage.files import checksum, subspace_name
+from ..tiers import (
+    fewer_men_needed,
+    parse_tier,
+    removal_depth,
+    successor_kinds,
+    successors,
+)
+from ..values import DUP, describe
 from . import placing_kernels as pk
-from .kernels import check_duplicates, expected_value, mark_predecessors, not_draws, sweep, verify_from_twin
+from .kernels import (
+    check_duplicates,
+    expected_value,
+    mark_predecessors,
+    not_draws,
+    sweep,
+    verify_from_twin,
+)
 
 MAX_LISTED = 5
 NONE = np.zeros(1, dtype=np.uint16)  # stands for a smaller subspace that no removal reaches

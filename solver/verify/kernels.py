@@ -57,12 +57,28 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from ..index.kernels import (
+    SYM_BITS,
+    SYMMETRIC,
+    colex_rank,
+    image,
+    is_canonical_pair,
+    rank_position,
+    unrank_position,
+)
 from ..index.slots import canon_setup, slot_with
-from ..index.kernels import SYM_BITS, SYMMETRIC, colex_rank, image, is_canonical_pair, rank_position, unrank_position
 from ..jit import helper
-from ..rules.boards import MAX_SYMMETRIES
 from ..rules.bits import ctz, popcount
-from ..rules.movegen import MAX_MOVES, OPT_FLY, OPT_FULL_DRAW, OPT_MILL_WINS, generate_moves, men_in_mills, mills_formed
+from ..rules.boards import MAX_SYMMETRIES
+from ..rules.movegen import (
+    MAX_MOVES,
+    OPT_FLY,
+    OPT_FULL_DRAW,
+    OPT_MILL_WINS,
+    generate_moves,
+    men_in_mills,
+    mills_formed,
+)
 from ..values import DUP
 
 

@@ -53,15 +53,39 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ..index.kernels import colex_rank, colex_unrank, is_canonical_pair, rank_position, unrank_position
+from ..index.kernels import (
+    colex_rank,
+    colex_unrank,
+    is_canonical_pair,
+    rank_position,
+    unrank_position,
+)
 from ..index.slots import canon_setup, slot_with
 from ..jit import helper
 from ..rules.bits import ctz, popcount
 from ..rules.boards import MAX_SYMMETRIES
-from ..rules.movegen import MAX_MOVES, OPT_FLY, OPT_FULL_DRAW, OPT_MILL_WINS, OPT_PASS, apply_move, generate_moves, mills_formed
+from ..rules.movegen import (
+    MAX_MOVES,
+    OPT_FLY,
+    OPT_FULL_DRAW,
+    OPT_MILL_WINS,
+    OPT_PASS,
+    apply_move,
+    generate_moves,
+    mills_formed,
+)
 from ..values import DUP
 from .kernels import (
-    BATCH, _best, _conclude, _fill_into, _free_points, _game_over, _next_colex, _record, _smallest_image, _spread,
+    BATCH,
+    _best,
+    _conclude,
+    _fill_into,
+    _free_points,
+    _game_over,
+    _next_colex,
+    _record,
+    _smallest_image,
+    _spread,
 )
 
 KINDS = 8  # placements removing 0..3 men, then moves (or the pass) removing 0..3

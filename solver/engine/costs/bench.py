@@ -11,12 +11,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ...storage.database import Database
 from ...index import board_index
 from ...rules.rulesets import RuleSet
+from ...storage.database import Database
 from ...tiers import pair_name
-from ..pair import solve_pair, warm_up
 from ..held import SolvedValues
+from ..pair import solve_pair, warm_up
 
 
 @dataclass

@@ -16,9 +16,9 @@ from dataclasses import asdict, dataclass, field
 from ...index import board_index
 from ...index.counting import subspace_positions
 from ...rules.rulesets import RuleSet
-from ..pair import BLOCK, SCHEDULE_BYTES_PER_SLOT, WORKING_BYTES_PER_SLOT
 from ...tiers import pair_name
 from ..order import pair_inputs, still_needed
+from ..pair import BLOCK, SCHEDULE_BYTES_PER_SLOT, WORKING_BYTES_PER_SLOT
 
 # The process with its kernels compiled and the 24-point index tables built (measured: about
 # 330 MiB of resident memory on Linux with numba 0.6x; the tables alone are 2^n * 4 bytes).

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from ...index import board_index
 from ...index.counting import subspace_positions
 from ...rules.rulesets import RuleSet
-from .moving import PROCESS_BYTES, VALUE_BYTES, machine_memory
 from ...tiers import needed_by
 from ..order import placing_groups
+from .moving import PROCESS_BYTES, VALUE_BYTES, machine_memory
 
 PASS_BYTES_PER_SLOT = 2  # the values
 SUMMARY_BYTES_PER_SLOT = 4 + 2 + 2  # nint, win_at, loss_at: where moves cycle

@@ -25,11 +25,10 @@ increasing order, so winners get the fewest plies and losers the most.
 
 from __future__ import annotations
 
-
-from ...rules.boards import MAX_SYMMETRIES
 from ... import values
-from ...values import DUP, MAX_PLIES
 from ...jit import helper
+from ...rules.boards import MAX_SYMMETRIES
+from ...values import DUP, MAX_PLIES
 
 NOLOSS = 0xFFFE  # removals: one of them leads to a draw
 LAZY = 0xFFFD  # removals: not computed yet (they hold no win; see init_subspace)

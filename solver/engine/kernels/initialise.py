@@ -5,13 +5,24 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from ...index.kernels import (
+    SYMMETRIC,
+    is_canonical_pair,
+    next_position,
+    unrank_position,
+)
+from ...jit import helper
+from ...rules.movegen import (
+    OPT_FLY,
+    OPT_FULL_DRAW,
+    OPT_MILL_WINS,
+    OPT_PASS,
+    men_in_mills,
+)
 from ...values import DUP
-from ...index.kernels import SYMMETRIC, is_canonical_pair, next_position, unrank_position
-from ...rules.movegen import OPT_FLY, OPT_FULL_DRAW, OPT_MILL_WINS, OPT_PASS, men_in_mills
 from .codes import CHUNK, LAZY, NOLOSS, UNKNOWN
 from .removals import settle_removals
 from .successors import has_internal_move, has_move, scratch
-from ...jit import helper
 
 
 @nb.njit(cache=True, parallel=True)

@@ -20,13 +20,20 @@ import numba as nb
 import numpy as np
 
 from ...index.kernels import SYMMETRIC, is_canonical_pair, unrank_position
-from ...rules.bits import popcount
-from ...rules.movegen import MAX_MOVES, OPT_FULL_DRAW, OPT_MILL_WINS, apply_move, generate_moves, men_in_mills
-from ...values import DUP, MAX_PLIES
+from ...index.slots import slot_from, slot_of
 from ...jit import helper
+from ...rules.bits import popcount
+from ...rules.movegen import (
+    MAX_MOVES,
+    OPT_FULL_DRAW,
+    OPT_MILL_WINS,
+    apply_move,
+    generate_moves,
+    men_in_mills,
+)
+from ...values import DUP, MAX_PLIES
 from .codes import CHUNK, NOLOSS, wins_in
 from .prefetch import prefetch
-from ...index.slots import slot_from, slot_of
 
 KINDS = 8  # successor kinds: placement removing 0..3 men, move (or pass) removing 0..3
 MOVE = 4

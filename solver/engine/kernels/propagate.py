@@ -8,16 +8,21 @@ import numba as nb
 import numpy as np
 
 from ...index.kernels import SYMMETRIC, unrank_position
+from ...index.slots import slot_from
+from ...jit import helper
 from ...rules.bits import ctz
-from ...rules.movegen import OPT_FLY, OPT_MILL_WINS, OPT_PASS, men_in_mills, mills_formed
+from ...rules.movegen import (
+    OPT_FLY,
+    OPT_MILL_WINS,
+    OPT_PASS,
+    men_in_mills,
+    mills_formed,
+)
 from .codes import LAZY, NOLOSS, UNKNOWN, may_lose, wins_in
 from .frontier import add
 from .prefetch import AHEAD, prefetch
 from .removals import removal_outcome
-from ...index.slots import slot_from
-from ...jit import helper
 from .successors import count_successors, has_move, mill_keeps_men, scratch, sort_unique
-
 
 ROWS = 256  # frontier entries per work item of the gather
 

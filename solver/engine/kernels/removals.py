@@ -6,8 +6,9 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ...values import DUP
 from ...index.kernels import SYM_BITS, image, unrank_position
+from ...index.slots import canon_setup, slot_of, slot_with
+from ...jit import helper
 from ...rules.bits import ctz, popcount
 from ...rules.movegen import (
     OPT_FLY,
@@ -19,12 +20,11 @@ from ...rules.movegen import (
     mills_formed,
     removable_men,
 )
-from .codes import CANDIDATE, CHUNK, LAZY, NOLOSS, UNKNOWN, wins_in
+from ...values import DUP
 from .atomic import atomic_min
+from .codes import CANDIDATE, CHUNK, LAZY, NOLOSS, UNKNOWN, wins_in
 from .prefetch import prefetch
-from ...index.slots import canon_setup, slot_of, slot_with
 from .successors import count_successors, scratch
-from ...jit import helper
 
 
 @helper

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from ...jit import helper
 from .codes import is_level, wins_in
 from .frontier import add
-from ...jit import helper
 
 
 @helper

@@ -5,12 +5,20 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ...index.kernels import SYMMETRIC, SYM_BITS, image
-from ...rules.bits import ctz, popcount
-from ...rules.movegen import OPT_FLY, OPT_FORFEIT, OPT_MILL_WINS, OPT_OPTIONAL, OPT_PASS, mills_formed, removable_men
+from ...index.kernels import SYM_BITS, SYMMETRIC, image
 from ...index.slots import canon_setup, slot_with
 from ...jit import helper
-from ...rules.movegen import MAX_MOVES
+from ...rules.bits import ctz, popcount
+from ...rules.movegen import (
+    MAX_MOVES,
+    OPT_FLY,
+    OPT_FORFEIT,
+    OPT_MILL_WINS,
+    OPT_OPTIONAL,
+    OPT_PASS,
+    mills_formed,
+    removable_men,
+)
 from .codes import SYMS
 
 

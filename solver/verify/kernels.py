@@ -79,7 +79,10 @@ from ..rules.movegen import (
     men_in_mills,
     mills_formed,
 )
+from .. import values
 from ..values import DUP
+
+wins_in = helper(values.wins_in)  # the parity of solver.values, compiled here too (no engine kernel)
 
 
 @helper
@@ -87,7 +90,7 @@ def _best(sv, best_win, worst_loss, draw):
     """Fold one successor's stored value (for the opponent) into the running best."""
     if sv == 0:
         draw = True
-    elif sv % 2 == 1:  # the opponent loses: we win one ply later
+    elif not wins_in(sv - 1):  # the opponent loses: we win one ply later
         if best_win == 0 or sv + 1 < best_win:
             best_win = sv + 1
     elif sv + 1 > worst_loss:

@@ -15,8 +15,10 @@ import numpy as np
 WIN, DRAW, LOSS = "win", "draw", "loss"
 DUP = 0xFFFF
 MAX_PLIES = 0xFFFB  # value = plies + 1 stays below the three working codes under DUP
-# Handed to a kernel for a tier that no move of the position's tier reaches: never read.
-NO_VALUES = np.zeros(1, dtype=np.uint16)
+# Handed to a kernel for a tier that no move of the position's tier reaches: never read, and
+# empty, so that a kernel that checks a slot against the array's length (the placing pass does)
+# reports a successor in a tier it was not given instead of reading a draw.
+NO_VALUES = np.zeros(0, dtype=np.uint16)
 
 
 def wins_in(plies):

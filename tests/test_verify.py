@@ -31,11 +31,10 @@ from solver.storage.database import Database
 from solver.storage.files import checksum, subspace_dir, subspace_file
 from solver.storage.write import copy_database
 from solver.tiers import fewer_men_needed
-from solver.values import DUP, decode, describe
+from solver.values import DUP, NO_VALUES, decode, describe
 from solver.verify import kernels as vk
 from solver.verify.check import (
     MARKED_WALK,
-    NONE,
     SWEEP,
     TIER_DIRECT,
     TIER_SWEEP,
@@ -77,7 +76,7 @@ def direct_counts(path: Path, names=None) -> dict[str, int]:
                 continue
             a, b = s.mover, s.opponent
             fewer = fewer_men_needed(rules, a, b)
-            f = [db.values(b - k, a) if (b - k, a) in fewer else NONE for k in (1, 2, 3)]
+            f = [db.values(b - k, a) if (b - k, a) in fewer else NO_VALUES for k in (1, 2, 3)]
             bad = np.full(5, -1, dtype=np.int64)
             out[s.name] = int(vk.verify_subspace(a, b, db.values(a, b), db.values(b, a), *f, g, ix, bad, 5))
     return out
@@ -263,8 +262,8 @@ def test_the_kernels_pieces(std_db):
         nsyms = vk.canon_setup(o, ix, syms)
         oc = int(vk.image(ix.sym_img, syms[0], o))
         rep = int(ix.mask_info[o]) >> 5
-        fast = vk.expected_with_setup(m, o, oc, rep, syms, nsyms, bi.slots(4, 3) // int(bi.rep_count[4]), buf, twin, fewer1, NONE, NONE, 4, g, ix)
-        assert fast == vk.expected_value(m, o, buf, twin, fewer1, NONE, NONE, 4, g, ix)
+        fast = vk.expected_with_setup(m, o, oc, rep, syms, nsyms, bi.slots(4, 3) // int(bi.rep_count[4]), buf, twin, fewer1, NO_VALUES, NO_VALUES, 4, g, ix)
+        assert fast == vk.expected_value(m, o, buf, twin, fewer1, NO_VALUES, NO_VALUES, 4, g, ix)
     movers, opps, canonical = bi.unrank_many(3, 4, np.arange(v34.size))
     want = np.flatnonzero(canonical & (v34 != 0))
     assert np.array_equal(vk.not_draws(3, 4, v34, 7, ix), want)

@@ -41,7 +41,7 @@ from ..tiers import (
     successor_kinds,
     successors,
 )
-from ..values import DUP, describe
+from ..values import DUP, NO_VALUES, describe
 from . import placing_kernels as pk
 from .kernels import (
     check_duplicates,
@@ -53,7 +53,6 @@ from .kernels import (
 )
 
 MAX_LISTED = 5
-NONE = np.zeros(1, dtype=np.uint16)  # stands for a smaller subspace that no removal reaches
 CHUNK_SLOTS = 4_000_000  # slots per kernel call: the progress bar moves once per chunk
 BLOCKS_PER_THREAD = 4  # blocks of runs per thread in a call: slack for runs of unequal cost
 SWEEP_SHARE = 0.25  # the sweep where it would check at most this share of the positions in full
@@ -67,7 +66,6 @@ NO_MARKS = np.zeros(1, dtype=np.uint8)
 SERIAL_SLOTS = 1 << 16
 TWIN_WALK, MARKED_WALK, SWEEP = "twin walk", "marked walk", "sweep"  # the moving phase
 TIER_WALK, TIER_SWEEP, TIER_DIRECT = "tier walk", "tier sweep", "tier direct"  # the tiers with men in hand
-EMPTY = np.zeros(0, dtype=np.uint16)  # a successor tier that no move of the tier reaches
 
 
 def parse_subspaces(names: Iterable[str]) -> list[tuple[int, int, int, int]]:
@@ -214,14 +212,14 @@ class _Run:
             return check
         try:
             twin = self.values(b, a)
-            fewer1, fewer2, fewer3 = (self.values(b - k, a) if (b - k, a) in fewer else NONE for k in (1, 2, 3))
+            fewer1, fewer2, fewer3 = (self.values(b - k, a) if (b - k, a) in fewer else NO_VALUES for k in (1, 2, 3))
         except DatabaseError as e:
             check.error = f"a subspace it needs is unreadable: {e}"
             return check
         # The kernels index these by slot without bounds checks: their lengths come first.
         arrays = [((a, b), v), ((b, a), twin)] + [((b - k, a), f) for k, f in ((1, fewer1), (2, fewer2), (3, fewer3))]
         for (x, y), arr in arrays:
-            if arr is not NONE and arr.shape != (index.slots(x, y),):
+            if arr is not NO_VALUES and arr.shape != (index.slots(x, y),):
                 check.error = f"subspace {x}-{y} holds {arr.size:,} values, not the {index.slots(x, y):,} slots of its index"
                 return check
 
@@ -276,7 +274,7 @@ class _Run:
         sources = []
         by_move = by_removal = 0.0
         for k, values in enumerate(successors):
-            if values is NONE:
+            if values is NO_VALUES:
                 continue
             if (b - k, a) not in self.not_draws:
                 self.not_draws[(b - k, a)] = not_draws(b - k, a, values, self.nblocks, self.ix)
@@ -395,13 +393,13 @@ class _TierCheck:
             return check
         kinds = successor_kinds(t)
         try:
-            succ = tuple(self._values(x) if x in reached else EMPTY for x in kinds)
+            succ = tuple(self._values(x) if x in reached else NO_VALUES for x in kinds)
         except DatabaseError as e:
             check.error = f"a tier it needs is unreadable: {e}"
             return check
         # The kernels index these by slot without bounds checks: their lengths come first.
         for x, arr in [(t, v), *zip(kinds, succ)]:
-            if arr is not EMPTY and arr.shape != (self.index.slots(x[0], x[1]),):
+            if arr is not NO_VALUES and arr.shape != (self.index.slots(x[0], x[1]),):
                 check.error = (
                     f"tier {subspace_name(*x)} holds {arr.size:,} values, not the "
                     f"{self.index.slots(x[0], x[1]):,} slots of its index"
@@ -478,7 +476,7 @@ class _TierCheck:
         flies = bool(self.g.opts[OPT_FLY]) and a + ha == 3  # generate_moves: popcount(me) + hand_me == 3
         out = []
         for kind, (x, values) in enumerate(zip(kinds, succ)):
-            if values is EMPTY:
+            if values is NO_VALUES:
                 continue
             if x not in self.not_draws:
                 self.not_draws[x] = not_draws(x[0], x[1], values, self.nblocks, self.ix)

@@ -366,6 +366,20 @@ def test_tier_values_drop_what_no_later_group_reads(six4):
         assert set(held.held) == {(0, 1, 4, 3)}
 
 
+def test_a_tier_read_as_missing_is_refused_not_read_as_draws(six4):
+    """A group whose input tier comes as the empty stand-in (what a tier no move reaches gets) is
+    refused with a DatabaseError naming the tier, not solved as if the successors were draws."""
+    from solver.errors import DatabaseError
+    from solver.values import NO_VALUES
+
+    rules = make_rules("six", ["men=4"])
+    group = [g for g in groups_in_order(rules, whole_game_tiers(rules)) if not g.moving_phase][-1]  # the start's
+    with Database(six4) as db:
+        assert solve_group(rules, board_index("six"), group, lambda t: db.values(*t))  # as it is: solved
+        with pytest.raises(DatabaseError, match="0-0-4-4: .* successors found no stored position"):
+            solve_group(rules, board_index("six"), group, lambda t: NO_VALUES)
+
+
 # ---------------------------------------------------------------------------------------------
 # Larger games: sampled positions against the reference's move generator
 # ---------------------------------------------------------------------------------------------

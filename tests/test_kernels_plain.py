@@ -103,6 +103,16 @@ def test_engine_matches_reference(tmp_path, name, max_men):
     _compare_with_reference(tmp_path, make_rules(name), max_men)
 
 
+def test_whole_game_matches_reference(tmp_path):
+    """Three Men's Morris whole: the tiers with men in hand by the placement pass (as plain
+    Python here), every position against the reference."""
+    from test_whole_game import compare_whole
+
+    from solver.rules import make_rules
+
+    compare_whole(tmp_path, make_rules("three"))
+
+
 def test_verify_passes(tmp_path):
     from solver.engine.run import solve
     from solver.rules import make_rules

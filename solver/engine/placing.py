@@ -18,11 +18,12 @@ import numpy as np
 
 from ..errors import DatabaseError, DepthOverflow
 from ..index import BoardIndex, board_index
+from ..rules.movegen import OPT_LASKER
 from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
 from ..tiers import Group, Tier, needed_by, successor_kinds, tier_name, twin
 from ..values import NO_VALUES
-from .kernels import codes, placing
+from .kernels import codes, placements, placing
 from .order import placing_groups
 
 
@@ -53,7 +54,10 @@ def solve_group(
     for i, (t, s) in enumerate(zip(group.tiers, part)):
         succ, internal = inputs[t]
         keep = s if group.cycles else slice(i, i + 1)
-        bad = placing.tier_pass(*t, value[s], nint[keep], win_at[keep], loss_at[keep], succ, internal, g, ix)
+        if _places_only(rules, group, t, internal):
+            bad = placements.placement_pass(*t, value[s], succ, g, ix)
+        else:
+            bad = placing.tier_pass(*t, value[s], nint[keep], win_at[keep], loss_at[keep], succ, internal, g, ix)
         if bad:
             raise DatabaseError(f"tier {tier_name(t)}: {bad} successors found no stored position (a damaged input tier)")
     if group.cycles and nint.any():  # (a group that cycles only through positions lost at once has none)
@@ -94,6 +98,13 @@ def successor_values(t: Tier, stored: set, load: Callable[[Tier], np.ndarray], i
     return tuple(succ), internal
 
 
+def _places_only(rules, group, t, internal) -> bool:
+    """Whether the mover of ``t`` can only place, with a point to place on: the pass in the
+    successors' order (``kernels.placements``) then applies."""
+    a, b, ha, _ = t
+    return not group.cycles and ha >= 1 and not rules.kernel_options()[OPT_LASKER] and a + b < rules.board_data.n and not internal.any()
+
+
 def _inputs(rules, group, t, needed, solved):
     inside = group.cycles and twin(t) in group.tiers
     return successor_values(t, needed, solved, placing.MOVE if inside else -1)
@@ -104,17 +115,19 @@ _warm = False
 
 def warm_up() -> None:
     """Compile (or load from numba's cache) the kernels of the tiers with men in hand once per
-    process, so that the seconds stored with a tier are solving alone: the first groups of Three
-    Men's Morris under Lasker's rule reach them all (their inputs are stand-ins; nothing is kept)."""
+    process, so that the seconds stored with a tier are solving alone: Three Men's Morris reaches
+    the pass of tiers that only place, and the first groups under Lasker's rule the others
+    (their inputs are stand-ins; nothing is kept)."""
     global _warm
     if _warm or numba.config.DISABLE_JIT:
         return
     from ..rules.rulesets import get_rules, with_options
 
-    rules = with_options(get_rules("three"), {"lasker": "on"})
-    index = board_index(rules.board)
-    for group in placing_groups(rules):
-        solve_group(rules, index, group, lambda t: np.zeros(index.slots(t[0], t[1]), dtype=np.uint16))
-        if group.cycles:
-            break
+    three = get_rules("three")
+    index = board_index(three.board)
+    for rules in (three, with_options(three, {"lasker": "on"})):  # placements only; and cycles
+        for group in placing_groups(rules):
+            solve_group(rules, index, group, lambda t: np.zeros(index.slots(t[0], t[1]), dtype=np.uint16))
+            if group.cycles:
+                break
     _warm = True

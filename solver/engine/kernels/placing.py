@@ -41,7 +41,10 @@ MOVE = 4
 
 @helper
 def successor_kind(frm, to, r1, r2, r3):
-    k = (r1 >= 0) + (r2 >= 0) + (r3 >= 0)
+    k = 0  # (not a sum of comparisons: as plain Python, numpy adds two bools to a bool)
+    for r in (r1, r2, r3):
+        if r >= 0:
+            k += 1
     if frm < 0 and to >= 0:
         return k  # a placement
     return MOVE + k  # a move, or the pass (to = -1)

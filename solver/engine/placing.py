@@ -55,7 +55,7 @@ def solve_group(
         succ, internal = inputs[t]
         keep = s if group.cycles else slice(i, i + 1)
         if _places_only(rules, group, t, internal):
-            bad = placements.placement_pass(*t, value[s], succ, g, ix)
+            bad = placements.placement_pass(*t, value[s], succ, g, ix, placements.rank_tables())
         else:
             bad = placing.tier_pass(*t, value[s], nint[keep], win_at[keep], loss_at[keep], succ, internal, g, ix)
         if bad:

@@ -23,6 +23,9 @@ stabiliser) and the rule options go the general way (``generate_moves`` on that 
 
 from __future__ import annotations
 
+from functools import lru_cache
+from math import comb
+
 import numba as nb
 import numpy as np
 
@@ -141,8 +144,50 @@ def _general(key, m, R, p, hb, a, succ, buf, g, ix):
     return key, bad
 
 
+@helper
+def compact_rank(y, ranks):
+    """The colex rank of the set y of free-point indices (24 at most), a byte at a time:
+    ``ranks[byte, v, i]`` sums C(8 * byte + t, i + k) over the k-th set bit t of v."""
+    lo = y & 255
+    mid = (y >> 8) & 255
+    return (
+        np.int64(ranks[0, lo, 0])
+        + np.int64(ranks[1, mid, popcount(lo)])
+        + np.int64(ranks[2, (y >> 16) & 255, popcount(lo) + popcount(mid)])
+    )
+
+
+@lru_cache(maxsize=None)
+def rank_tables(men: int = 13) -> np.ndarray:
+    """``ranks`` of ``compact_rank`` for sets of up to ``men`` elements (a side's men and the one
+    placed: 13 at most)."""
+    ranks = np.zeros((3, 256, men + 1), dtype=np.int32)
+    for byte in range(3):
+        for v in range(1, 256):
+            bits = [8 * byte + t for t in range(8) if v >> t & 1]
+            for i in range(men + 1):
+                ranks[byte, v, i] = sum(comb(j, i + k) for k, j in enumerate(bits, 1) if i + k <= men)
+    return ranks
+
+
+@helper
+def _point_table(table, g, free, target_free, sym_img):
+    """``table[byte, v]``: the men of the byte v of the board (those on ``free``) moved by the
+    symmetry g, as indices among ``target_free``'s points: three lookups then give a set's
+    compact form in the successor's free points, ready for ``compact_rank``."""
+    for byte in range(3):
+        table[byte, 0] = 0
+        for v in range(1, 256):
+            lowbit = v & -v
+            contrib = 0
+            if (free >> (8 * byte)) & lowbit:
+                y = sym_img[g, byte, lowbit]  # the image point, as a mask
+                contrib = np.int64(1) << popcount(target_free & (y - 1))
+            table[byte, v] = table[byte, v & (v - 1)] | contrib
+
+
 @nb.njit(cache=True, parallel=True)
-def placement_pass(a, b, ha, hb, value, succ, g, ix):
+def placement_pass(a, b, ha, hb, value, succ, g, ix, ranks):
     """Values of every slot of tier (a, b, ha, hb), ha >= 1, a + b < n, whose mover only
     places; ``succ[t]`` the successor tiers by kind (``placing.successor_kind``). Returns the
     number of successors that found no stored position (a damaged input: the caller refuses the
@@ -165,6 +210,8 @@ def placement_pass(a, b, ha, hb, value, succ, g, ix):
     plain = opts[OPT_MILL_WINS] == 0 and opts[OPT_PER_MILL] == 0 and opts[OPT_OPTIONAL] == 0
     mill_wins = opts[OPT_MILL_WINS] != 0
     full_draw = opts[OPT_FULL_DRAW] != 0
+    # the removals' successors ranked through tables built per R, where R has positions enough
+    tabled = per_twin >= 2048
     short_key = WIN_KEY - 1  # a successor where the opponent is left with two men: a win in 1
     bad = np.zeros(nchunks, dtype=np.int64)
     for c in nb.prange(nchunks):
@@ -174,6 +221,7 @@ def placement_pass(a, b, ha, hb, value, succ, g, ix):
         q_pt = np.empty(n, dtype=np.int64)  # per removable man q of R: R - q's symmetry, canonical
         q_g = np.empty(n, dtype=np.int64)  # image and slot base, and whether it is symmetric
         q_mc = np.empty(n, dtype=np.int64)
+        q_points = np.empty((n, 3, 256), dtype=np.int32)  # _point_table per q, where tabled
         q_base = np.empty(n, dtype=np.int64)
         q_sym = np.empty(n, dtype=np.bool_)
         nq = 0
@@ -190,13 +238,16 @@ def placement_pass(a, b, ha, hb, value, succ, g, ix):
         nbatch = nheld = 0
         start = c * WORK
         stop = min(total, start + WORK)
-        rep = -1
+        rep = start // per_twin - 1
+        left = 0  # positions of this R still to come (no division per position)
         R = free = chosen = base = stab = 0
         symmetric = lost = False
         rem = 0
         for t in range(start, stop):
-            if t // per_twin != rep:
-                rep = t // per_twin
+            if left == 0:
+                rep += 1
+                r0 = t - rep * per_twin
+                left = per_twin - r0
                 R = ix.reps[ix.rep_offset[b] + rep]
                 free = full & ~R
                 info_r = mask_info[R]
@@ -204,7 +255,7 @@ def placement_pass(a, b, ha, hb, value, succ, g, ix):
                 stab = np.int64(ix.stabiliser[ix.rep_offset[b] + rep])
                 lost = mill_wins and men_in_mills(R, mill_masks) != 0
                 base = (info_r >> SYM_BITS) * per_child
-                chosen = colex_unrank(t % per_twin, F, a, binom)
+                chosen = colex_unrank(r0, F, a, binom)
                 rem = removable_men(R, mill_masks, opts[OPT_FORFEIT]) if plain else 0
                 nq = 0
                 x = rem
@@ -218,12 +269,15 @@ def placement_pass(a, b, ha, hb, value, succ, g, ix):
                     q_mc[nq] = image(sym_img, info & G0_MASK, opp2)
                     q_base[nq] = (info >> SYM_BITS) * per_removed
                     q_sym[nq] = info & SYMMETRIC != 0
+                    if tabled and not q_sym[nq]:
+                        _point_table(q_points[nq], info & G0_MASK, free, full & ~q_mc[nq], sym_img)
                     nq += 1
             elif chosen != 0:
                 # the next a-set in colex order: the next larger integer with a bits (Gosper)
                 lb = chosen & -chosen
                 ripple = chosen + lb
-                chosen = (((ripple ^ chosen) >> 2) // lb) | ripple
+                chosen = ((ripple ^ chosen) >> (ctz(lb) + 2)) | ripple
+            left -= 1
             m = _spread(chosen, free, ix.deposit)
             if symmetric and not _canonical_under(m, stab, sym_img):
                 continue  # (R, m) is not canonical: its orbit is visited from its canonical form
@@ -293,6 +347,10 @@ def placement_pass(a, b, ha, hb, value, succ, g, ix):
                                 if q_sym[k]:
                                     opp2 = R & ~(np.int64(1) << q_pt[k])
                                     slot = slot_from(opp2, after, mask_info[opp2], per_removed, ix)
+                                elif tabled:
+                                    tb = q_points[k]
+                                    y = tb[0, after & 255] | tb[1, (after >> 8) & 255] | tb[2, (after >> 16) & 255]
+                                    slot = q_base[k] + compact_rank(y, ranks)
                                 else:
                                     slot = q_base[k] + colex_rank(image(sym_img, q_g[k], after), q_mc[k], binom)
                                 if slot >= succ1.shape[0]:

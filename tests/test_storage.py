@@ -269,3 +269,35 @@ def test_a_copied_whole_game_keeps_every_tier(tmp_path):
         assert [(s.name, s.checksum) for s in b.tiers()] == [(s.name, s.checksum) for s in a.tiers()]
         for s in a.tiers():
             assert np.array_equal(a.values(*s.tier), b.values(*s.tier))
+
+
+@pytest.mark.parametrize("length", [1, 65_535, 65_536, 200_003])
+def test_chunks_written_in_threads_read_back_by_hdf5_and_by_threads(tmp_path, length):
+    """``storage.chunks`` applies HDF5's own shuffle and gzip by zlib in threads: h5py's filters
+    read the file back as written (the last chunk padded), so do the threaded reads, and the
+    checksum is the one of the values."""
+    from solver.storage import chunks
+
+    values = np.random.default_rng(length).integers(0, 2**16, length, dtype=np.uint16)
+    values[::7] = 0  # (runs that compress)
+    with h5py.File(tmp_path / "v.h5", "w") as f:
+        ds = f.create_dataset("v", shape=values.shape, dtype=values.dtype, chunks=(min(65_536, length),),
+                              compression="gzip", compression_opts=chunks.LEVEL, shuffle=True)
+        assert chunks.write_values(ds, values) == storage.checksum(values)
+    with h5py.File(tmp_path / "v.h5", "r") as f:
+        np.testing.assert_array_equal(f["v"][...], values)
+        np.testing.assert_array_equal(chunks.read_values(f["v"]), values)
+
+
+def test_chunks_of_another_layout_are_read_by_hdf5(tmp_path):
+    """A dataset written with other filters (lzf, no shuffle) or with chunks never written is
+    read by HDF5 itself: the same values, no error."""
+    from solver.storage import chunks
+
+    values = np.arange(100_000, dtype=np.uint16)
+    with h5py.File(tmp_path / "v.h5", "w") as f:
+        f.create_dataset("lzf", data=values, chunks=(4096,), compression="lzf")
+        f.create_dataset("empty", shape=(10_000,), dtype=np.uint16, chunks=(4096,), compression="gzip", shuffle=True)
+    with h5py.File(tmp_path / "v.h5", "r") as f:
+        np.testing.assert_array_equal(chunks.read_values(f["lzf"]), values)
+        np.testing.assert_array_equal(chunks.read_values(f["empty"]), np.zeros(10_000, dtype=np.uint16))

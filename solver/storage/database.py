@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import numpy as np
 from ..errors import DatabaseError, MissingSubspaceError
 from ..rules.rulesets import RuleSet
 from ..tiers import parse_tier
+from . import chunks
 from .files import (
     check_header,
     exists,
@@ -188,8 +190,8 @@ class Database:
         """The whole subspace in memory."""
         ds = self.dataset(a, b, ha, hb)
         try:
-            return ds[...]
-        except OSError as e:
+            return chunks.read_values(ds)
+        except (OSError, zlib.error, ValueError) as e:
             info = self.info(a, b, ha, hb)
             raise DatabaseError(f"subspace {info.name} in {info.file} is corrupt: {e}") from None
 

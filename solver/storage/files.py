@@ -49,6 +49,7 @@ import numpy as np
 from ..errors import DatabaseError, MismatchError
 from ..rules.rulesets import RuleSet
 from ..tiers import parse_tier, tier_name
+from . import chunks
 
 FORMAT = "morris-db"
 FORMAT_VERSION = 3
@@ -183,15 +184,16 @@ def subspaces_group(f: h5py.File, path: Path) -> h5py.Group:
 def _write_dataset(group: h5py.Group, name: str, values: np.ndarray, stats: dict) -> None:
     ds = group.create_dataset(
         name,
-        data=values,
+        shape=values.shape,
+        dtype=values.dtype,
         chunks=(min(CHUNK, max(1, values.shape[0])),),
         compression="gzip",
-        compression_opts=4,
+        compression_opts=chunks.LEVEL,
         shuffle=True,
     )
     for key in STAT_KEYS:
         ds.attrs[key] = stats.get(key, 0) if key.endswith("_hand") else stats[key]
-    ds.attrs["checksum"] = checksum(values)
+    ds.attrs["checksum"] = chunks.write_values(ds, values)
 
 
 def fsync_path(path: Path) -> None:

@@ -23,7 +23,7 @@ stabiliser) and the rule options go the general way (``generate_moves`` on that 
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from math import comb
 
 import numba as nb
@@ -157,7 +157,7 @@ def compact_rank(y, ranks):
     )
 
 
-@lru_cache(maxsize=None)
+@cache
 def rank_tables(men: int = 13) -> np.ndarray:
     """``ranks`` of ``compact_rank`` for sets of up to ``men`` elements (a side's men and the one
     placed: 13 at most)."""

@@ -31,8 +31,3 @@ def use_threads(threads: int | None) -> None:
     if not 1 <= threads <= limit:
         raise RulesError(f"--threads {threads}: this machine runs 1 to {limit} threads")
     numba.set_num_threads(threads)
-
-
-def threads() -> int:
-    """The threads the kernels run on (``use_threads``), for the work beside them (compression)."""
-    return numba.get_num_threads()

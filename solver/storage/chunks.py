@@ -12,15 +12,22 @@ filter, another chunk size, a chunk not written) is read by HDF5 itself.
 from __future__ import annotations
 
 import hashlib
+import os
+import sys
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 
 import h5py
 import numpy as np
 
-from ..jit import threads
-
 LEVEL = 4  # gzip level
+
+
+def threads() -> int:
+    """The kernels' threads where numba is loaded (``--threads``), else every core: a lookup
+    process reads tiers without loading numba."""
+    numba = sys.modules.get("numba")
+    return numba.get_num_threads() if numba is not None else os.cpu_count() or 1
 
 
 def _shuffle(chunk: np.ndarray) -> bytes:

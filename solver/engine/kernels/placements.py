@@ -67,10 +67,11 @@ from .prefetch import prefetch
 # integer, so that the best successor is a maximum (no branch per successor): a win for us (v
 # odd: the opponent loses) above a draw above a loss, the quicker win and the slower loss first.
 DRAW_KEY = 0x10000
+WIN_KEY = 0x30000  # minus v: a win for us
+
 BATCH = 32  # positions whose own slots are asked for together
 WORK = 16384  # positions per parallel work item
 MEMO = 16384  # best removals kept per work item (a block of R has C(n - b, a + 1) m + p)
-WIN_KEY = 0x30000  # minus v: a win for us
 
 
 @helper
@@ -125,7 +126,7 @@ def _canonical_under(m, stab, sym_img):
 
 
 @helper
-def _general(key, m, R, p, hb, a, succ, buf, g, ix):
+def _general(key, m, R, p, hb, succ, buf, g, ix):
     """The best key over placement p's rows (its removals under any rule options), each ranked
     the general way; and how many found no stored position."""
     n = g.n
@@ -378,7 +379,7 @@ def placement_pass(a, b, ha, hb, value, succ, g, ix, ranks):
                 while x:
                     p = ctz(x)
                     x &= x - 1
-                    key, nbad = _general(key, m, R, p, hb, a, succ, buf, g, ix)
+                    key, nbad = _general(key, m, R, p, hb, succ, buf, g, ix)
                     bad[c] += nbad
                 v = value_of(key)
             batch_m[nbatch] = m

@@ -5,6 +5,7 @@ files already written alone."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 from pathlib import Path
@@ -271,22 +272,41 @@ def test_a_copied_whole_game_keeps_every_tier(tmp_path):
             assert np.array_equal(a.values(*s.tier), b.values(*s.tier))
 
 
-@pytest.mark.parametrize("length", [1, 65_535, 65_536, 200_003])
-def test_chunks_written_in_threads_read_back_by_hdf5_and_by_threads(tmp_path, length):
-    """``storage.chunks`` applies HDF5's own shuffle and gzip by zlib in threads: h5py's filters
-    read the file back as written (the last chunk padded), so do the threaded reads, and the
-    checksum is the one of the values."""
+@pytest.mark.parametrize("length,dtype", [(1, np.uint16), (65_535, np.uint16), (65_536, np.uint16), (200_003, np.uint16), (70_001, np.uint32)])
+def test_chunks_written_in_threads_read_back_by_hdf5_and_by_threads(tmp_path, length, dtype):
+    """``storage.chunks`` applies HDF5's own shuffle and deflate (ISA-L's) in threads: h5py's
+    filters read the file back as written (the last chunk padded), so do the threaded reads, and
+    the checksum is the one of the values."""
     from solver.storage import chunks
 
-    values = np.random.default_rng(length).integers(0, 2**16, length, dtype=np.uint16)
+    values = np.random.default_rng(length).integers(0, 2**16, length).astype(dtype)
     values[::7] = 0  # (runs that compress)
     with h5py.File(tmp_path / "v.h5", "w") as f:
         ds = f.create_dataset("v", shape=values.shape, dtype=values.dtype, chunks=(min(65_536, length),),
                               compression="gzip", compression_opts=chunks.LEVEL, shuffle=True)
-        assert chunks.write_values(ds, values) == storage.checksum(values)
+        little = values.astype(values.dtype.newbyteorder("<"))
+        assert chunks.write_values(ds, values) == "sha256:" + hashlib.sha256(little.tobytes()).hexdigest()
+        if dtype == np.uint16:
+            assert chunks.write_values(ds, values) == storage.checksum(values)
     with h5py.File(tmp_path / "v.h5", "r") as f:
         np.testing.assert_array_equal(f["v"][...], values)
         np.testing.assert_array_equal(chunks.read_values(f["v"]), values)
+
+
+def test_chunks_that_hdf5_wrote_read_by_threads_and_a_bad_chunk_named(tmp_path):
+    """Files of earlier versions (HDF5's own shuffle and zlib at level 4) read the same by the
+    threads; a chunk that does not inflate is a ValueError naming where it starts, which
+    ``Database.values`` turns into its one line."""
+    from solver.storage import chunks
+
+    values = (np.arange(300_000) % 977).astype(np.uint16)
+    with h5py.File(tmp_path / "v.h5", "w") as f:
+        f.create_dataset("v", data=values, chunks=(65_536,), compression="gzip", compression_opts=4, shuffle=True)
+    with h5py.File(tmp_path / "v.h5", "r+") as f:
+        np.testing.assert_array_equal(chunks.read_values(f["v"]), values)
+        f["v"].id.write_direct_chunk((131_072,), b"not a deflate stream")
+        with pytest.raises(ValueError, match="the chunk at 131072 does not decompress"):
+            chunks.read_values(f["v"])
 
 
 def test_chunks_of_another_layout_are_read_by_hdf5(tmp_path):

@@ -1,12 +1,14 @@
 """A tier's compressed chunks written and read on every core.
 
 HDF5 runs its filters (here shuffle, then gzip) on one thread, so a tier of a gigabyte took
-seconds to write and to read while the other cores waited: at 9 men the placing phase writes
-and reads some 70 GB. Here the same pipeline runs in a thread pool (``zlib`` lets go of the GIL
-while it works) and the chunks go to and from the file as they are (``write_direct_chunk``,
-``read_direct_chunk``). The files are the same kind as before: any HDF5 reader (h5py alone)
-reads them with its own filters. A dataset whose layout is not the one written here (another
-filter, another chunk size, a chunk not written) is read by HDF5 itself.
+seconds to write and to read while the other cores waited: the whole 9-men game writes some
+57 GB of values and reads much of it back. Here the same pipeline runs in a thread pool and the
+chunks go to and from the file as they are (``write_direct_chunk``, ``read_direct_chunk``).
+The deflate streams come from Intel's ISA-L (``isal``): the same zlib format that HDF5's gzip
+filter reads, made about 7x faster than zlib at level 4 for 3 % more bytes (both let go of the
+GIL). So any HDF5 reader (h5py alone) reads the files with its own filters. A dataset whose
+layout is not the one written here (another filter, another chunk size, a chunk not written) is
+read by HDF5 itself.
 """
 
 from __future__ import annotations
@@ -14,13 +16,13 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-import zlib
 from concurrent.futures import ThreadPoolExecutor
 
 import h5py
 import numpy as np
+from isal import isal_zlib
 
-LEVEL = 4  # gzip level
+LEVEL = 1  # ISA-L's level (0-3); the datasets say gzip level 1, what HDF5 would use to write more
 
 
 def threads() -> int:
@@ -30,13 +32,26 @@ def threads() -> int:
     return numba.get_num_threads() if numba is not None else os.cpu_count() or 1
 
 
-def _shuffle(chunk: np.ndarray) -> bytes:
-    """HDF5's shuffle filter: the values' first bytes, then their second bytes, ..."""
-    return np.ascontiguousarray(chunk.view(np.uint8).reshape(-1, chunk.itemsize).T).tobytes()
+def _shuffle(chunk: np.ndarray) -> np.ndarray:
+    """HDF5's shuffle filter: the values' first bytes, then their second bytes, ... (a
+    contiguous array of itemsize planes). Two-byte values by shifts: a transpose copies at a
+    fifth of the speed."""
+    if chunk.itemsize == 2:
+        planes = np.empty((2, chunk.shape[0]), dtype=np.uint8)
+        word = chunk.view(np.uint16)
+        planes[0] = word  # (the low byte: numpy casts modulo 256)
+        planes[1] = word >> 8
+        return planes
+    return np.ascontiguousarray(chunk.view(np.uint8).reshape(-1, chunk.itemsize).T)
 
 
 def _unshuffle(data: bytes, dtype: np.dtype, count: int) -> np.ndarray:
     planes = np.frombuffer(data, dtype=np.uint8).reshape(dtype.itemsize, count)
+    if dtype.itemsize == 2:
+        word = planes[1].astype(np.uint16)
+        word <<= 8
+        word |= planes[0]
+        return word.view(dtype)
     return np.ascontiguousarray(planes.T).view(dtype).reshape(count)
 
 
@@ -52,7 +67,7 @@ def write_values(ds: h5py.Dataset, values: np.ndarray) -> str:
         chunk = values[start : start + size]
         if chunk.shape[0] < size:  # HDF5 stores the last chunk whole, past the end as zeros
             chunk = np.concatenate([chunk, np.zeros(size - chunk.shape[0], dtype=values.dtype)])
-        return zlib.compress(_shuffle(chunk), LEVEL)
+        return isal_zlib.compress(_shuffle(chunk), LEVEL)
 
     digest = hashlib.sha256()
     with ThreadPoolExecutor(threads()) as pool:
@@ -77,20 +92,24 @@ def read_values(ds: h5py.Dataset) -> np.ndarray:
     if ds.id.get_num_chunks() != -(-n // size):  # a chunk never written reads as zeros
         return ds[...]
     out = np.empty(n, dtype=dtype)
-    raw = []
-    for start in range(0, n, size):
-        mask, data = ds.id.read_direct_chunk((start,))
-        if mask != 0:  # a filter skipped for this chunk: let HDF5 undo what it did
-            return ds[...]
-        raw.append((start, data))
 
-    def expand(item: tuple[int, bytes]) -> None:
-        start, data = item
-        chunk = _unshuffle(zlib.decompress(data), dtype, size)
+    def expand(start: int, data: bytes) -> None:
+        try:
+            plain = isal_zlib.decompress(data, bufsize=size * dtype.itemsize)  # (one buffer, no regrowing)
+        except isal_zlib.error as e:
+            raise ValueError(f"the chunk at {start} does not decompress ({e})") from None
         stop = min(n, start + size)
-        out[start:stop] = chunk[: stop - start]
+        out[start:stop] = _unshuffle(plain, dtype, size)[: stop - start]
 
-    with ThreadPoolExecutor(threads()) as pool:
-        for _ in pool.map(expand, raw):
-            pass
+    with ThreadPoolExecutor(threads()) as pool:  # (chunks read here while the pool expands)
+        pending = []
+        for start in range(0, n, size):
+            mask, data = ds.id.read_direct_chunk((start,))
+            if mask != 0:  # a filter skipped for this chunk: let HDF5 undo what it did
+                for f in pending:
+                    f.cancel()
+                return ds[...]
+            pending.append(pool.submit(expand, start, data))
+        for f in pending:
+            f.result()
     return out

@@ -191,7 +191,7 @@ class Database:
         ds = self.dataset(a, b, ha, hb)
         try:
             return chunks.read_values(ds)
-        except (OSError, zlib.error, ValueError) as e:
+        except (OSError, zlib.error, ValueError) as e:  # (chunks: a bad chunk is a ValueError)
             info = self.info(a, b, ha, hb)
             raise DatabaseError(f"subspace {info.name} in {info.file} is corrupt: {e}") from None
 

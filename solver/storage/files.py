@@ -188,7 +188,7 @@ def _write_dataset(group: h5py.Group, name: str, values: np.ndarray, stats: dict
         dtype=values.dtype,
         chunks=(min(CHUNK, max(1, values.shape[0])),),
         compression="gzip",
-        compression_opts=chunks.LEVEL,
+        compression_opts=chunks.LEVEL,  # (what HDF5 would write with; chunks.py writes ISA-L)
         shuffle=True,
     )
     for key in STAT_KEYS:

@@ -37,3 +37,29 @@ def test_decode_many_agrees_with_decode():
         value, want_plies = decode(int(v))
         assert names[int(k)] == value
         assert (None if p < 0 else int(p)) == want_plies
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_tally_agrees_with_decode(threads):
+    """The stored statistics (``codes.tally``, a histogram per thread) against ``decode`` slot
+    by slot: positions, wins, draws, losses and the longest of each, any split among threads."""
+    import numba
+
+    from solver.engine.kernels import codes
+
+    rng = np.random.default_rng(threads)
+    values = rng.integers(0, 400, 100_003).astype(np.uint16)
+    values[rng.random(values.shape[0]) < 0.3] = DUP
+    values[rng.random(values.shape[0]) < 0.2] = 0
+    decoded = [decode(int(v)) for v in values]
+    wins = [p for v, p in decoded if v == WIN]
+    losses = [p for v, p in decoded if v == LOSS]
+    draws = sum(v == DRAW for v, _ in decoded)
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        got = codes.tally(values)
+        assert codes.tally(np.full(5, DUP, dtype=np.uint16)) == (0, 0, 0, 0, -1, -1)
+    finally:
+        numba.set_num_threads(before)
+    assert tuple(int(x) for x in got) == (len(wins) + len(losses) + draws, len(wins), draws, len(losses), max(wins), max(losses))

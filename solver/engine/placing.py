@@ -42,7 +42,9 @@ def solve_group(
     needed = set(needed_by(rules, group))
     sizes = [index.slots(t[0], t[1]) for t in group.tiers]
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    value = np.empty(offsets[-1], dtype=np.uint16)
+    # one array for the group where retrograde analysis runs over it whole, else one per tier
+    # (its values handed on as they are: a copy cost time and, at 9 men, 2 GB of peak memory)
+    value = np.empty(offsets[-1] if group.cycles else 0, dtype=np.uint16)
     # what the solved successors give, kept only where retrograde analysis needs it
     summary = offsets[-1] if group.cycles else len(group.tiers)
     nint = np.empty(summary, dtype=np.int32)
@@ -51,13 +53,14 @@ def solve_group(
     inputs = {t: _inputs(rules, group, t, needed, solved) for t in group.tiers}
     t0, c0 = time.perf_counter(), time.process_time()
     part = [slice(int(offsets[i]), int(offsets[i + 1])) for i in range(len(group.tiers))]
+    out_values = [value[s] if group.cycles else np.empty(size, dtype=np.uint16) for s, size in zip(part, sizes)]
     for i, (t, s) in enumerate(zip(group.tiers, part)):
         succ, internal = inputs[t]
         keep = s if group.cycles else slice(i, i + 1)
         if _places_only(rules, group, t, internal):
-            bad = placements.placement_pass(*t, value[s], succ, g, ix, placements.rank_tables())
+            bad = placements.placement_pass(*t, out_values[i], succ, g, ix, placements.rank_tables())
         else:
-            bad = placing.tier_pass(*t, value[s], nint[keep], win_at[keep], loss_at[keep], succ, internal, g, ix)
+            bad = placing.tier_pass(*t, out_values[i], nint[keep], win_at[keep], loss_at[keep], succ, internal, g, ix)
         if bad:
             raise DatabaseError(f"tier {tier_name(t)}: {bad} successors found no stored position (a damaged input tier)")
     if group.cycles and nint.any():  # (a group that cycles only through positions lost at once has none)
@@ -71,8 +74,8 @@ def solve_group(
             raise DepthOverflow(f"tiers {group.name}: a depth beyond the format's {codes.MAX_LEVEL} plies")
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     out = []
-    for t, s in zip(group.tiers, part):
-        v = value[s].copy()
+    for t, v in zip(group.tiers, out_values):
+        v = v.copy() if group.cycles else v  # (a tier held later must not hold its twin too)
         pos, win, draw, loss, max_win, max_loss = codes.tally(v)
         stats = {
             "mover": t[0], "opponent": t[1], "mover_hand": t[2], "opponent_hand": t[3], "positions": int(pos),

@@ -36,6 +36,7 @@ own file (compressed chunks as they are) and then writes a version 2 main file.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -60,7 +61,10 @@ CHUNK_CACHE = 256 << 20  # bytes of decompressed chunks kept per open file
 STAT_KEYS = ("mover", "opponent", "mover_hand", "opponent_hand", "positions", "slots", "win", "draw", "loss", "max_win", "max_loss", "max_plies", "seconds", "cpu_seconds")
 
 
+@functools.cache
 def code_version() -> str:
+    """The package's version, written into every file (looked up once: each lookup scans the
+    installed packages)."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:

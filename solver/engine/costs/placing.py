@@ -23,12 +23,11 @@ SUMMARY_BYTES_PER_SLOT = 4 + 2 + 2  # nint, win_at, loss_at: where moves cycle
 GRAPH_BYTES_PER_SLOT = 8 + 8 + 8 + 1 + 2 * 16  # pointers, reversed pointers, fill, state, bucket entries
 GRAPH_BYTES_PER_EDGE = 8 + 8  # a successor and a predecessor
 # Positions per second of the placing phase on the machine of the recorded reference run
-# (``reference_run.HOST``): the placing tiers of ``-o men=5`` on the standard board ran at 1.33 M
-# positions per CPU-second (benchmarks/RESULTS.md, 2026-11-24, the pass that asks for its
-# successors' table entries and values before it reads them); the larger tiers of more men read
-# larger successor tiers at random, so less per core, and two cores do not quite double it.
-# ``speed`` scales it to this machine.
-REFERENCE_RATE = 2.0e6
+# (``reference_run.HOST``), reading and writing the tiers included: the whole 9-men game of
+# benchmarks/RESULTS.md (2026-11-25, the placement pass, d11e942) placed 17.8 G positions in
+# 1,608 s on the Intel host (11.1 M/s; its kernels alone 16.7 M/s), which runs the moving
+# pairs 1.2x slower than the reference host: 13 M/s there. ``speed`` scales it to this machine.
+REFERENCE_RATE = 13.0e6
 
 
 @dataclass

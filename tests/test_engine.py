@@ -282,3 +282,36 @@ def test_second_writer_is_refused(tmp_path):
             solve(make_rules("six"), 3, path, **quiet)
     solve(make_rules("six"), 3, path, **quiet)  # free again once the first writer is done
     assert Database(path).has(3, 3)
+
+
+@pytest.mark.parametrize("rule_set,options,a,b", [("standard", (), 4, 3), ("standard", (), 3, 3), ("six", ("flying=at-3",), 4, 3)])
+def test_flying_predecessors_from_a_table_equal_those_ranked_one_by_one(solved_db, rule_set, options, a, b):
+    """``gather_predecessors`` tables the slots of a flying side's predecessors for a long run of
+    frontier entries that share the mover fm (a dense frontier: thousands of consecutive
+    positions), and ranks them one by one for a short run (each entry alone): the same slots
+    either way, with the movers that a symmetry fixes too (where repeats are dropped)."""
+    from solver.engine.kernels import propagate
+    from solver.rules.tables import game_tables
+
+    rules = make_rules(rule_set, list(options))
+    index = board_index(rules.board)
+    g, ix = game_tables(rules), index.tables
+    with Database(solved_db(rule_set, 4, options)) as db:
+        values = db.values(a, b)
+    canonical = np.flatnonzero(values != DUP).astype(np.uint32)
+    frontier = np.concatenate([canonical[:3000], canonical[len(canonical) // 2 : len(canonical) // 2 + 3000]])
+    width = b * (g.n - a - b) + 1
+
+    def gather(entries):
+        nrow = np.empty((len(entries) + propagate.ROWS - 1) // propagate.ROWS, dtype=np.int64)
+        preds = np.empty(nrow.shape[0] * propagate.ROWS * width, dtype=np.uint32)
+        propagate.gather_predecessors(entries, len(entries), a, b, preds, nrow, g, ix)
+        stride = preds.shape[0] // nrow.shape[0]
+        return [preds[c * stride : c * stride + nrow[c]] for c in range(nrow.shape[0])]
+
+    dense = gather(frontier)
+    for c, got in enumerate(dense):
+        entries = frontier[c * propagate.ROWS : (c + 1) * propagate.ROWS]
+        alone = [gather(entries[i : i + 1])[0] for i in range(len(entries))]
+        np.testing.assert_array_equal(np.sort(got), np.sort(np.concatenate(alone)))
+    assert sum(len(x) for x in dense) > 4 * len(frontier)  # (the side flies: many un-moves each)

@@ -39,22 +39,48 @@ def gather_predecessors(frontier, nfront, front_a, front_b, preds, nrow, g, ix):
 
     Two passes per work item: the first writes each predecessor's mover (a board mask) where its
     slot will go and asks for its entry of the 64 MB ``mask_info`` table, the second ranks them,
-    by then mostly from the cache."""
+    by then mostly from the cache.
+
+    A flying side (3 men) has up to 3 x (n - front_a - 3) un-moves, each a new mover to rank in
+    full. But the frontier comes in slot order, so a run of entries shares fm (the frontier's
+    mover, orbit minimum of its block), and every predecessor of the run is (X, fm) for a set X
+    of 3 of fm's free points: where the run is long enough, the slots of all those C(free, 3)
+    positions are tabled once (``_flying_table``) and each predecessor's slot is read from it
+    by the colex rank of its X among the free points, in the first pass."""
     n, adj, mill_masks, point_mills, opts = g.n, g.adj, g.mill_masks, g.point_mills, g.opts
     mask_info = ix.mask_info
     empty_all = (1 << n) - 1
     flying = opts[OPT_FLY] != 0 and front_b == 3
     per = ix.binom[n - front_b, front_a]  # slots per mover set in the predecessors' subspace
+    per_front = ix.binom[n - front_a, front_b]  # and in the frontier's: its blocks share fm
+    tabled = ix.binom[n - front_a, 3] if flying else 0  # predecessors (X, fm) for one fm
+    unmoves = 3 * (n - front_a - 3) + 1
     nitems = (nfront + ROWS - 1) // ROWS
     stride = preds.shape[0] // nrow.shape[0]
     for c in nb.prange(nitems):
         others = np.empty(ROWS, dtype=np.int64)  # fm of each entry: the predecessors' opponent
         ends = np.empty(ROWS, dtype=np.int64)  # where each entry's predecessors end in preds
+        ranked = np.zeros(ROWS, dtype=np.bool_)  # the entry's predecessors are slots already
+        table = np.empty(tabled, dtype=np.int64)
+        free_index = np.empty(n, dtype=np.int64)
+        points = np.empty(n, dtype=np.int64)
+        table_fm = np.int64(-1)  # the fm that ``table`` holds
+        seen_fm = np.int64(-1)  # the last fm whose run was looked at
         lo, hi = c * ROWS, min(nfront, (c + 1) * ROWS)
         k = c * stride
         for i in range(lo, hi):
             fm, fo = unrank_position(front_a, front_b, frontier[i], ix)
             others[i - lo] = fm
+            if flying and fm != seen_fm:
+                seen_fm = fm
+                run = 1  # entries of this block in this work item
+                while i + run < hi and frontier[i + run] // per_front == frontier[i] // per_front:
+                    run += 1
+                if run * unmoves >= 2 * tabled:  # (a table entry costs about what an un-move does)
+                    _flying_table(fm, per, table, free_index, points, ix)
+                    table_fm = fm
+            use_table = flying and fm == table_fm
+            ranked[i - lo] = use_table
             if not (opts[OPT_MILL_WINS] and men_in_mills(fm, mill_masks) != 0):  # else every predecessor had lost
                 empty = empty_all & ~(fm | fo)
                 # The predecessor's mover had to remove when forming a mill, unless nothing was removable.
@@ -71,11 +97,14 @@ def gather_predecessors(frontier, nfront, front_a, front_b, preds, nrow, g, ix):
                         lowf = f & -f
                         f ^= lowf
                         mover = (fo & ~lowt) | lowf
-                        prefetch(mask_info, mover)
-                        preds[k] = mover
+                        if use_table:
+                            preds[k] = table[_rank3(mover, free_index, ix.binom)]
+                        else:
+                            prefetch(mask_info, mover)
+                            preds[k] = mover
                         k += 1
                 if opts[OPT_PASS] and not has_move(fo, fm, g, flying):
-                    preds[k] = fo
+                    preds[k] = table[_rank3(fo, free_index, ix.binom)] if use_table else fo
                     k += 1
             ends[i - lo] = k
         k = c * stride
@@ -83,15 +112,52 @@ def gather_predecessors(frontier, nfront, front_a, front_b, preds, nrow, g, ix):
         for i in range(lo, hi):
             fm = others[i - lo]
             first = w
-            while k < ends[i - lo]:
-                mover = np.int64(preds[k])
-                preds[w] = slot_from(mover, fm, mask_info[mover], per, ix)
-                k += 1
-                w += 1
+            if ranked[i - lo]:
+                while k < ends[i - lo]:
+                    preds[w] = preds[k]
+                    k += 1
+                    w += 1
+            else:
+                while k < ends[i - lo]:
+                    mover = np.int64(preds[k])
+                    preds[w] = slot_from(mover, fm, mask_info[mover], per, ix)
+                    k += 1
+                    w += 1
             if mask_info[fm] & SYMMETRIC and w - first > 1:
                 # only a symmetry fixing fm makes two share a slot
                 w = first + sort_unique(preds[first:w], w - first)
         nrow[c] = w - c * stride
+
+
+@helper
+def _flying_table(fm, per, table, free_index, points, ix):
+    """table[r] = the slot of (X, fm) in (3, popcount(fm)) for the r-th set X of 3 of fm's free
+    points in colex order; free_index[p] = the index of the free point p among them."""
+    m = 0
+    for p in range(ix.n):
+        if not (fm >> p) & 1:
+            free_index[p] = m
+            points[m] = p
+            m += 1
+    r = 0
+    for i3 in range(2, m):
+        b3 = np.int64(1) << points[i3]
+        for i2 in range(1, i3):
+            b2 = b3 | (np.int64(1) << points[i2])
+            for i1 in range(i2):
+                mover = b2 | (np.int64(1) << points[i1])
+                table[r] = slot_from(mover, fm, ix.mask_info[mover], per, ix)
+                r += 1
+
+
+@helper
+def _rank3(x, free_index, binom):
+    """The colex rank of a set of 3 free points among the free points (``free_index``)."""
+    p1 = ctz(x)
+    x &= x - 1
+    p2 = ctz(x)
+    x &= x - 1
+    return binom[free_index[p1], 1] + binom[free_index[p2], 2] + binom[free_index[ctz(x)], 3]
 
 
 @nb.njit(cache=True, parallel=True)

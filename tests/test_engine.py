@@ -315,3 +315,24 @@ def test_flying_predecessors_from_a_table_equal_those_ranked_one_by_one(solved_d
         alone = [gather(entries[i : i + 1])[0] for i in range(len(entries))]
         np.testing.assert_array_equal(np.sort(got), np.sort(np.concatenate(alone)))
     assert sum(len(x) for x in dense) > 4 * len(frontier)  # (the side flies: many un-moves each)
+
+
+@pytest.mark.parametrize(
+    "rule_set,options,men",
+    [("six", ("flying=at-3",), 5), ("six", ("double-mill=per-mill", "removal=optional"), 4), ("six", ("removal-from-mills=forfeit",), 5)],
+)
+def test_pulled_decisions_equal_pushed_ones(monkeypatch, tmp_path, rule_set, options, men):
+    """Every level decided by pulling from the open positions (``kernels.pull``) gives the
+    databases that pushing from the frontier gives (each checked against the reference by
+    ``test_engine_vs_reference``), flying, per-mill removals, optional removals and late losses
+    included."""
+    from solver.engine import pair
+
+    rules = make_rules(rule_set, list(options))
+    got = {}
+    for mode in ("never", "always"):
+        monkeypatch.setattr(pair, "PULL", mode)
+        solve(rules, men, tmp_path / f"{mode}.h5", **quiet)
+        with Database(tmp_path / f"{mode}.h5") as db:
+            got[mode] = {s.name: checksum(db.values(*s.tier)) for s in db.subspaces()}
+    assert got["never"] == got["always"] and len(got["never"]) >= 3

@@ -23,7 +23,7 @@ from ..rules.tables import game_tables
 from ..tiers import fewer_men_needed, removal_depth
 from ..values import NO_VALUES
 from .held import SolvedValues
-from .kernels import codes, frontier, propagate, removals, schedule
+from .kernels import codes, frontier, propagate, pull, removals, schedule
 from .kernels import initialise as initialise_kernels
 
 BLOCK = 1 << 18  # frontier entries per propagation block
@@ -34,6 +34,12 @@ PARALLEL_DECISIONS = 1 << 14  # fewer predecessors in a block are decided on one
 # 1/8, and at most 4 more for the schedule of removal outcomes (one uint32 per scheduled slot).
 WORKING_BYTES_PER_SLOT = 2 + 1 + 2 + 0.25
 SCHEDULE_BYTES_PER_SLOT = 4
+# A level's decisions are pulled (``kernels.pull``) instead of pushed where the push would list
+# more predecessors than the pull looks at successors of open positions, times this (a pull's
+# successor is ranked and read in cache; a push's predecessor is ranked, sorted, then read at
+# random). "always" and "never" force one way (for the tests).
+PULL = "auto"
+PULL_ADVANTAGE = 1.0
 PHASES = ("initialise", "candidates", "removals", "schedule", "predecessors", "sorting", "decisions")
 
 
@@ -219,7 +225,10 @@ def propagate_levels(s: PairSolve) -> None:
 def decide_predecessors(s: PairSolve, h: Half, other: Half, level: int) -> None:
     """One level's frontier of ``h``, a block at a time: gather its predecessors (in ``other``),
     bucket them by slot range, decide them; losses that wait for a removal's later level are
-    deferred."""
+    deferred. Or, where that costs less, pull the decisions from ``other``'s open positions."""
+    if h.ncur and _pull_pays(s, h, other):
+        pull_decisions(s, h, other, level)
+        return
     width = h.y * (s.g.n - h.x - h.y) + 1  # un-moves of one man, or the pass
     rows = min(BLOCK, max(64, int(h.ncur) + 64))
     nrow = np.empty((rows + propagate.ROWS - 1) // propagate.ROWS, dtype=np.int64)
@@ -247,6 +256,50 @@ def decide_predecessors(s: PairSolve, h: Half, other: Half, level: int) -> None:
             other.deferred = grown
         other.ndef = propagate.append_late(late, other.starts, other.nlate, other.removal, other.deferred, other.ndef)
         s.lap("decisions")
+
+
+def _pull_pays(s: PairSolve, h: Half, other: Half) -> bool:
+    """Whether pulling ``other``'s decisions costs less than pushing ``h``'s frontier."""
+    if PULL != "auto":
+        return PULL == "always" and pull.usable(s.g.opts)
+    if not pull.usable(s.g.opts):
+        return False
+    n = s.g.n
+    free = n - h.x - h.y
+
+    def moves_per_position(men: int) -> float:  # a flying side's un-moves, or a sliding side's
+        return men * free if men == 3 and s.rules.flying == "at-3" else men * 2.0
+
+    pushed = h.ncur * moves_per_position(h.y)
+    if pushed < other.value.shape[0] * 0.25:  # (the pull reads every slot of ``other``)
+        return False
+    pulled = pull.count_open(other.value) * moves_per_position(other.x)
+    return pulled * PULL_ADVANTAGE < pushed
+
+
+def pull_decisions(s: PairSolve, h: Half, other: Half, level: int) -> None:
+    """``decide_predecessors`` by ``kernels.pull``: ``h``'s frontier is only cleared; the late
+    losses it marks are deferred as the push defers them."""
+    h.cur[:] = 0
+    late = frontier.new_bitmap(other.value.shape[0])
+    decided, nlate = pull.pull_level(
+        level, other.x, other.y, other.value, other.count, other.removal, other.nxt, late, other.shift, h.value, s.g, s.ix,
+        other.fewer,
+    )
+    other.nnext += decided
+    word = 0
+    while nlate and word < late.shape[0]:
+        k, word = frontier.collect(late, word, s.block)
+        slots = s.block[:k].astype(np.int64)
+        need = other.ndef + k
+        if need > other.deferred.shape[0]:
+            grown = np.empty((2 * need, 2), dtype=np.int64)
+            grown[: other.ndef] = other.deferred[: other.ndef]
+            other.deferred = grown
+        other.deferred[other.ndef : need, 0] = slots
+        other.deferred[other.ndef : need, 1] = other.removal[slots]
+        other.ndef = need
+    s.lap("decisions")
 
 
 def results(s: PairSolve, seconds: float, cpu_seconds: float) -> list[SubspaceResult]:

@@ -266,6 +266,10 @@ def _pull_pays(s: PairSolve, h: Half, other: Half) -> bool:
         return False
     n = s.g.n
     free = n - h.x - h.y
+    if not (s.rules.flying == "at-3" and 3 in (h.x, h.y)):
+        # Measured so far only where a side flies (3-7 to 3-9 1.2x to 1.3x faster). Elsewhere the
+        # estimate below is too rough: 4-9 ran 10 % faster with it, 5-8 5 % slower.
+        return False
 
     def moves_per_position(men: int) -> float:  # a flying side's un-moves, or a sliding side's
         return men * free if men == 3 and s.rules.flying == "at-3" else men * 2.0

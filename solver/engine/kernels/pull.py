@@ -120,7 +120,8 @@ def _won_by(v, lvl):
 def _successors(lvl, wins, ta, tb, m, o, svalue, succ, syms, g, ix):
     """(successors not won at a level <= lvl, successors in the frontier at lvl) of the position
     (m, o): its distinct slots of the twin reached by a move without removal, as
-    ``count_successors`` counts them. Looking for a win (``wins``), it stops at the first hit."""
+    ``count_successors`` counts them, listed in ``succ``. Looking for a win (``wins``), it stops
+    at the first hit."""
     n, adj, point_mills, opts = g.n, g.adj, g.point_mills, g.opts
     sym_img, mask_info, binom = ix.sym_img, ix.mask_info, ix.binom
     empty = ((1 << n) - 1) & ~(m | o)
@@ -149,25 +150,16 @@ def _successors(lvl, wins, ta, tb, m, o, svalue, succ, syms, g, ix):
                     keep = 1 if mill_keeps_men(o, g) else 0
                 if keep == 0:
                     continue  # it removes: a successor in a smaller subspace
-            s = slot_with(oc, rep_o, m2, syms, nsyms, sym_img, per_twin, binom)
-            if symmetric:
-                succ[ns] = s
-                ns += 1
-                continue
-            v = svalue[s]
-            if v == lvl + 1:
-                hit += 1
-                if wins:
-                    return 0, hit
-            if not _won_by(v, lvl):
-                left += 1
-    if symmetric and ns > 0:
-        for i in range(sort_unique(succ, ns)):  # a symmetry of o makes two moves share a slot
-            v = svalue[succ[i]]
-            if v == lvl + 1:
-                hit += 1
-                if wins:
-                    return 0, hit
-            if not _won_by(v, lvl):
-                left += 1
+            succ[ns] = slot_with(oc, rep_o, m2, syms, nsyms, sym_img, per_twin, binom)
+            ns += 1
+    if symmetric and ns > 1:
+        ns = sort_unique(succ, ns)  # a symmetry of o makes two moves share a slot
+    for i in range(ns):
+        v = svalue[succ[i]]
+        if v == lvl + 1:
+            hit += 1
+            if wins:
+                return 0, hit
+        if not _won_by(v, lvl):
+            left += 1
     return left, hit

@@ -352,4 +352,8 @@ def warm_up() -> None:
     # candidate: compiled, nothing done).
     one, mark = np.zeros(1, dtype=np.uint16), np.zeros(1, dtype=np.uint8)
     removals.resolve_candidates(3, 3, one, mark, one.copy(), game_tables(rules), index.tables, (NO_VALUES,) * 3)
+    # The pull, which these rules (no flying) never take: one slot holding no position.
+    dup, bits = np.full(1, codes.DUP, dtype=np.uint16), frontier.new_bitmap(1)
+    pull.count_open(dup)
+    pull.pull_level(0, 3, 3, dup, mark, one.copy(), bits, bits.copy(), 6, one, game_tables(rules), index.tables, (NO_VALUES,) * 3)
     _warm = True

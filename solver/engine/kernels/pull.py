@@ -135,51 +135,6 @@ def _successors(lvl, wins, ta, tb, m, o, svalue, succ, syms, g, ix):
     ns = 0
     left = 0
     hit = 0
-    if flying and not symmetric:
-        # The successor (o, m - q + p) ranks by the colex rank of the image of its 3 men among the
-        # free points of oc: each point's index there is tabled once (in succ[n:2n]), then a
-        # successor is three reads and a sort of three, not an image and a rank.
-        cnt = 0
-        for q in range(n):
-            if not (oc >> q) & 1:
-                succ[q] = cnt
-                cnt += 1
-        g0 = syms[0]
-        for p in range(n):
-            if not (o >> p) & 1:
-                succ[n + p] = succ[ctz(image(sym_img, g0, np.int64(1) << p))]
-        base = rep_o * per_twin
-    f = m
-    while f and flying and not symmetric:
-        lowf = f & -f
-        f ^= lowf
-        rest = m ^ lowf
-        x = ctz(rest)
-        i1 = succ[n + x]
-        i2 = succ[n + ctz(rest ^ (np.int64(1) << x))]
-        if i1 > i2:
-            i1, i2 = i2, i1
-        t = empty
-        while t:
-            lowt = t & -t
-            t ^= lowt
-            to = ctz(lowt)
-            if mills_formed(rest | lowt, to, point_mills) != 0:
-                if keep < 0:
-                    keep = 1 if mill_keeps_men(o, g) else 0
-                if keep == 0:
-                    continue
-            i3 = succ[n + to]
-            lo, mid, hi = (i3, i1, i2) if i3 < i1 else ((i1, i3, i2) if i3 < i2 else (i1, i2, i3))
-            v = svalue[base + binom[lo, 1] + binom[mid, 2] + binom[hi, 3]]
-            if v == lvl + 1:
-                hit += 1
-                if wins:
-                    return 0, hit
-            if not _won_by(v, lvl):
-                left += 1
-    if flying and not symmetric:
-        return left, hit
     f = m
     while f:
         lowf = f & -f

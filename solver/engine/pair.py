@@ -130,6 +130,8 @@ def solve_pair(
 ) -> list[SubspaceResult]:
     """Solve (a, b) and (b, a) together; ``solved(x, y)`` returns the values of a smaller subspace."""
     inputs = {h: _smaller(rules, *h, solved) for h in ([(a, b)] if a == b else [(a, b), (b, a)])}
+    if rules.flying == "at-3" and 3 in (a, b):
+        _warm_pull(rules, index)
     t0, c0 = time.perf_counter(), time.process_time()  # smaller subspaces are loaded: from here on it is solving
     s = PairSolve(rules, game_tables(rules), index.tables, f"{a}-{b}", {}, progress, clock=t0)
     for (x, y), fewer in inputs.items():
@@ -330,6 +332,24 @@ def settled_when_found(rules: RuleSet, men: int) -> bool:
     return rules.most_removals(men) == 1 and rules.mill_wins == "off"
 
 
+_pull_warm = False
+
+
+def _warm_pull(rules: RuleSet, index: BoardIndex) -> None:
+    """Compile (or load) the pull's kernels before a pair that may take them is timed: only the
+    pairs with a flying side do (``_pull_pays``), so other rule sets never pay for them. One slot
+    holding no position: nothing is decided."""
+    global _pull_warm
+    if _pull_warm or numba.config.DISABLE_JIT:
+        return
+    dup, bits, one = np.full(1, codes.DUP, dtype=np.uint16), frontier.new_bitmap(1), np.zeros(1, dtype=np.uint16)
+    pull.count_open(dup)
+    pull.pull_level(
+        0, 3, 3, dup, np.zeros(1, dtype=np.uint8), one, bits, bits.copy(), 6, one, game_tables(rules), index.tables, (NO_VALUES,) * 3
+    )
+    _pull_warm = True
+
+
 _warm = False
 
 
@@ -352,8 +372,4 @@ def warm_up() -> None:
     # candidate: compiled, nothing done).
     one, mark = np.zeros(1, dtype=np.uint16), np.zeros(1, dtype=np.uint8)
     removals.resolve_candidates(3, 3, one, mark, one.copy(), game_tables(rules), index.tables, (NO_VALUES,) * 3)
-    # The pull, which these rules (no flying) never take: one slot holding no position.
-    dup, bits = np.full(1, codes.DUP, dtype=np.uint16), frontier.new_bitmap(1)
-    pull.count_open(dup)
-    pull.pull_level(0, 3, 3, dup, mark, one.copy(), bits, bits.copy(), 6, one, game_tables(rules), index.tables, (NO_VALUES,) * 3)
     _warm = True

@@ -319,7 +319,7 @@ def test_flying_predecessors_from_a_table_equal_those_ranked_one_by_one(solved_d
 
 @pytest.mark.parametrize(
     "rule_set,options,men",
-    [("six", ("flying=at-3",), 5), ("six", ("double-mill=per-mill", "removal=optional"), 4), ("six", ("removal-from-mills=forfeit",), 5)],
+    [("six", ("flying=at-3",), 4), ("six", ("double-mill=per-mill", "removal=optional"), 4), ("six", ("removal-from-mills=forfeit",), 4)],
 )
 def test_pulled_decisions_equal_pushed_ones(monkeypatch, tmp_path, rule_set, options, men):
     """Every level decided by pulling from the open positions (``kernels.pull``) gives the

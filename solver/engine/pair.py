@@ -105,6 +105,7 @@ class PairSolve:
     phases: dict[str, float] = field(default_factory=lambda: dict.fromkeys(PHASES, 0.0))
     clock: float = field(default_factory=time.perf_counter)
     block: np.ndarray = field(default_factory=lambda: np.empty(BLOCK, dtype=np.uint32))  # frontier slots read back
+    compiling: list = field(default_factory=lambda: [0.0, 0.0])  # wall and CPU seconds loading the pull's kernels
 
     def lap(self, phase: str) -> None:
         """Charge the wall time since the last lap to ``phase``."""
@@ -130,8 +131,6 @@ def solve_pair(
 ) -> list[SubspaceResult]:
     """Solve (a, b) and (b, a) together; ``solved(x, y)`` returns the values of a smaller subspace."""
     inputs = {h: _smaller(rules, *h, solved) for h in ([(a, b)] if a == b else [(a, b), (b, a)])}
-    if rules.flying == "at-3" and 3 in (a, b):
-        _warm_pull(rules, index)
     t0, c0 = time.perf_counter(), time.process_time()  # smaller subspaces are loaded: from here on it is solving
     s = PairSolve(rules, game_tables(rules), index.tables, f"{a}-{b}", {}, progress, clock=t0)
     for (x, y), fewer in inputs.items():
@@ -140,7 +139,7 @@ def solve_pair(
         find_removal_wins(s, h)
     schedule_levels(s)
     propagate_levels(s)
-    return results(s, time.perf_counter() - t0, time.process_time() - c0)
+    return results(s, time.perf_counter() - t0 - s.compiling[0], time.process_time() - c0 - s.compiling[1])
 
 
 def _smaller(rules, x, y, solved) -> tuple:
@@ -229,6 +228,12 @@ def decide_predecessors(s: PairSolve, h: Half, other: Half, level: int) -> None:
     bucket them by slot range, decide them; losses that wait for a removal's later level are
     deferred. Or, where that costs less, pull the decisions from ``other``'s open positions."""
     if h.ncur and _pull_pays(s, h, other):
+        if not _pull_warm:  # loaded (or compiled) on first use, its time not counted as solving
+            t0, c0 = time.perf_counter(), time.process_time()
+            _warm_pull(s.g, s.ix)
+            s.compiling[0] += time.perf_counter() - t0
+            s.compiling[1] += time.process_time() - c0
+            s.clock += time.perf_counter() - t0
         pull_decisions(s, h, other, level)
         return
     width = h.y * (s.g.n - h.x - h.y) + 1  # un-moves of one man, or the pass
@@ -335,17 +340,17 @@ def settled_when_found(rules: RuleSet, men: int) -> bool:
 _pull_warm = False
 
 
-def _warm_pull(rules: RuleSet, index: BoardIndex) -> None:
-    """Compile (or load) the pull's kernels before a pair that may take them is timed: only the
-    pairs with a flying side do (``_pull_pays``), so other rule sets never pay for them. One slot
-    holding no position: nothing is decided."""
+def _warm_pull(g, ix) -> None:
+    """Compile (or load from numba's cache) the pull's kernels, once per process, where a pair
+    first takes them (``_pull_pays``: only pairs with a flying side), so that a process that never
+    pulls never loads them. One slot holding no position: nothing is decided."""
     global _pull_warm
     if _pull_warm or numba.config.DISABLE_JIT:
         return
     dup, bits, one = np.full(1, codes.DUP, dtype=np.uint16), frontier.new_bitmap(1), np.zeros(1, dtype=np.uint16)
     pull.count_open(dup)
     pull.pull_level(
-        0, 3, 3, dup, np.zeros(1, dtype=np.uint8), one, bits, bits.copy(), 6, one, game_tables(rules), index.tables, (NO_VALUES,) * 3
+        0, 3, 3, dup, np.zeros(1, dtype=np.uint8), one, bits, bits.copy(), 6, one, g, ix, (NO_VALUES,) * 3
     )
     _pull_warm = True
 

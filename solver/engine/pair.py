@@ -228,12 +228,6 @@ def decide_predecessors(s: PairSolve, h: Half, other: Half, level: int) -> None:
     bucket them by slot range, decide them; losses that wait for a removal's later level are
     deferred. Or, where that costs less, pull the decisions from ``other``'s open positions."""
     if h.ncur and _pull_pays(s, h, other):
-        if not _pull_warm:  # loaded (or compiled) on first use, its time not counted as solving
-            t0, c0 = time.perf_counter(), time.process_time()
-            _warm_pull(s.g, s.ix)
-            s.compiling[0] += time.perf_counter() - t0
-            s.compiling[1] += time.process_time() - c0
-            s.clock += time.perf_counter() - t0
         pull_decisions(s, h, other, level)
         return
     width = h.y * (s.g.n - h.x - h.y) + 1  # un-moves of one man, or the pass
@@ -268,7 +262,7 @@ def decide_predecessors(s: PairSolve, h: Half, other: Half, level: int) -> None:
 def _pull_pays(s: PairSolve, h: Half, other: Half) -> bool:
     """Whether pulling ``other``'s decisions costs less than pushing ``h``'s frontier."""
     if PULL != "auto":
-        return PULL == "always" and pull.usable(s.g.opts)
+        return PULL == "always" and pull.usable(s.g.opts) and _load_pull(s)
     if not pull.usable(s.g.opts):
         return False
     n = s.g.n
@@ -284,6 +278,7 @@ def _pull_pays(s: PairSolve, h: Half, other: Half) -> bool:
     pushed = h.ncur * moves_per_position(h.y)
     if pushed < other.value.shape[0] * 0.25:  # (the pull reads every slot of ``other``)
         return False
+    _load_pull(s)
     pulled = pull.count_open(other.value) * moves_per_position(other.x)
     return pulled * PULL_ADVANTAGE < pushed
 
@@ -335,6 +330,18 @@ def settled_when_found(rules: RuleSet, men: int) -> bool:
     where each move removes one man at most and a mill does not win outright, a candidate's code
     is the quickest of the losses its legal removals reach."""
     return rules.most_removals(men) == 1 and rules.mill_wins == "off"
+
+
+def _load_pull(s: PairSolve) -> bool:
+    """The pull's kernels loaded (or compiled) on the first pair that may take them, their time
+    not counted as solving. True, for use in a condition."""
+    if not _pull_warm:
+        t0, c0 = time.perf_counter(), time.process_time()
+        _warm_pull(s.g, s.ix)
+        s.compiling[0] += time.perf_counter() - t0
+        s.compiling[1] += time.process_time() - c0
+        s.clock += time.perf_counter() - t0  # (nor charged to a step)
+    return True
 
 
 _pull_warm = False

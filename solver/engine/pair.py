@@ -35,11 +35,14 @@ PARALLEL_DECISIONS = 1 << 14  # fewer predecessors in a block are decided on one
 WORKING_BYTES_PER_SLOT = 2 + 1 + 2 + 0.25
 SCHEDULE_BYTES_PER_SLOT = 4
 # A level's decisions are pulled (``kernels.pull``) instead of pushed where the push would list
-# more predecessors than the pull looks at successors of open positions, times this (a pull's
-# successor is ranked and read in cache; a push's predecessor is ranked, sorted, then read at
-# random). "always" and "never" force one way (for the tests).
+# more predecessors than the pull looks at successors of open positions, times the advantage.
+# Measured level by level on 9-men pairs, each level pushed and pulled (RESULTS.md): where a side
+# flies, the pull pays from 1:1 on (3-7 to 3-9 1.2x to 1.3x faster); between sliding sides a
+# pulled successor costs about 1.6x a pushed predecessor (4-9 and 5-8: pulled 1.5x-1.7x slower at
+# 1:1, 2.2x-5x faster from 3.5:1), so they pull from 2:1 on. "always" and "never" force one way
+# (for the tests).
 PULL = "auto"
-PULL_ADVANTAGE = 1.0
+PULL_ADVANTAGE = {True: 1.0, False: 2.0}  # by whether a side of the pair flies
 PHASES = ("initialise", "candidates", "removals", "schedule", "predecessors", "sorting", "decisions")
 
 
@@ -265,22 +268,18 @@ def _pull_pays(s: PairSolve, h: Half, other: Half) -> bool:
         return PULL == "always" and pull.usable(s.g.opts) and _load_pull(s)
     if not pull.usable(s.g.opts):
         return False
-    n = s.g.n
-    free = n - h.x - h.y
-    if not (s.rules.flying == "at-3" and 3 in (h.x, h.y)):
-        # Measured so far only where a side flies (3-7 to 3-9 1.2x to 1.3x faster). Elsewhere the
-        # estimate below is too rough: 4-9 ran 10 % faster with it, 5-8 5 % slower.
-        return False
+    free = s.g.n - h.x - h.y
+    flies = s.rules.flying == "at-3" and 3 in (h.x, h.y)
 
     def moves_per_position(men: int) -> float:  # a flying side's un-moves, or a sliding side's
-        return men * free if men == 3 and s.rules.flying == "at-3" else men * 2.0
+        return men * free if men == 3 and flies else men * 2.0
 
     pushed = h.ncur * moves_per_position(h.y)
     if pushed < other.value.shape[0] * 0.25:  # (the pull reads every slot of ``other``)
         return False
     _load_pull(s)
     pulled = pull.count_open(other.value) * moves_per_position(other.x)
-    return pulled * PULL_ADVANTAGE < pushed
+    return pulled * PULL_ADVANTAGE[flies] < pushed
 
 
 def pull_decisions(s: PairSolve, h: Half, other: Half, level: int) -> None:
@@ -349,8 +348,7 @@ _pull_warm = False
 
 def _warm_pull(g, ix) -> None:
     """Compile (or load from numba's cache) the pull's kernels, once per process, where a pair
-    first takes them (``_pull_pays``: only pairs with a flying side), so that a process that never
-    pulls never loads them. One slot holding no position: nothing is decided."""
+    first takes them (``_pull_pays``), so that a process that never pulls never loads them. One slot holding no position: nothing is decided."""
     global _pull_warm
     if _pull_warm or numba.config.DISABLE_JIT:
         return

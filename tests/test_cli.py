@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import h5py
@@ -174,6 +175,32 @@ def test_show_json():
     }
 
 
+def test_stored_seconds_exclude_a_kernels_first_call(tmp_path, monkeypatch):
+    """A kernel's first call in a process is slow (numba compiles it, or loads it from its cache):
+    here the first call of the initialising kernel sleeps for a second, in a process that has not
+    warmed up yet. The stored time of the tiny 3-3 subspace of Three Men's Morris must be the solve
+    alone. (With numba's own compilation, from an empty cache: the slow test below.)"""
+    from solver.engine import pair
+    from solver.engine.kernels import initialise
+
+    real, calls = initialise.init_subspace, []
+
+    def first_call_slow(*args):
+        if not calls:
+            time.sleep(1.0)
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(initialise, "init_subspace", first_call_slow)
+    monkeypatch.setattr(pair, "_warm", False)
+    path = tmp_path / "three.h5"
+    assert run("solve", "--rules", "three", "--db", str(path), "-q").exit_code == 0
+    assert len(calls) > 1  # the warm-up called it too
+    with h5py.File(path) as f:
+        assert f["subspaces/3-3"].attrs["seconds"] < 0.5
+
+
+@pytest.mark.slow
 def test_stored_seconds_exclude_compilation(tmp_path):
     """With an empty numba cache every kernel compiles in the run (tens of seconds); the stored
     time of the tiny 3-3 subspace of Three Men's Morris must be the solve alone."""

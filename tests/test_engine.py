@@ -319,20 +319,28 @@ def test_flying_predecessors_from_a_table_equal_those_ranked_one_by_one(solved_d
 
 @pytest.mark.parametrize(
     "rule_set,options,men",
-    [("six", ("flying=at-3",), 4), ("six", ("double-mill=per-mill", "removal=optional"), 4), ("six", ("removal-from-mills=forfeit",), 4)],
+    [
+        ("six", ("flying=at-3",), 4),
+        ("six", ("flying=at-3", "removal=optional"), 4),  # a flight closing a mill stays in the twin
+        ("six", ("double-mill=per-mill", "removal=optional"), 4),
+        ("six", ("removal-from-mills=forfeit",), 4),
+    ],
 )
 def test_pulled_decisions_equal_pushed_ones(monkeypatch, tmp_path, rule_set, options, men):
-    """Every level decided by pulling from the open positions (``kernels.pull``) gives the
-    databases that pushing from the frontier gives (each checked against the reference by
+    """Every level decided by pulling from the open positions (``kernels.pull``; a flying side's
+    half in its twin's order, ``kernels.pull_flying``, or in its own) gives the databases that
+    pushing from the frontier gives (each checked against the reference by
     ``test_engine_vs_reference``), flying, per-mill removals, optional removals and late losses
     included."""
     from solver.engine import pair
 
     rules = make_rules(rule_set, list(options))
     got = {}
-    for mode in ("never", "always"):
+    for mode, twin_order in (("never", 0.0), ("always", 0.0), ("always", 2.0)):
         monkeypatch.setattr(pair, "PULL", mode)
-        solve(rules, men, tmp_path / f"{mode}.h5", **quiet)
-        with Database(tmp_path / f"{mode}.h5") as db:
-            got[mode] = {s.name: checksum(db.values(*s.tier)) for s in db.subspaces()}
-    assert got["never"] == got["always"] and len(got["never"]) >= 3
+        monkeypatch.setattr(pair, "TWIN_ORDER_OPEN", twin_order)  # 0: always where a side flies; 2: never
+        path = tmp_path / f"{mode}{twin_order}.h5"
+        solve(rules, men, path, **quiet)
+        with Database(path) as db:
+            got[mode, twin_order] = {s.name: checksum(db.values(*s.tier)) for s in db.subspaces()}
+    assert got["never", 0.0] == got["always", 0.0] == got["always", 2.0] and len(got["never", 0.0]) >= 3

@@ -23,7 +23,7 @@ from ..rules.tables import game_tables
 from ..tiers import fewer_men_needed, removal_depth
 from ..values import NO_VALUES
 from .held import SolvedValues
-from .kernels import codes, frontier, propagate, pull, removals, schedule
+from .kernels import codes, frontier, propagate, pull, pull_flying, removals, schedule
 from .kernels import initialise as initialise_kernels
 
 BLOCK = 1 << 18  # frontier entries per propagation block
@@ -36,13 +36,18 @@ WORKING_BYTES_PER_SLOT = 2 + 1 + 2 + 0.25
 SCHEDULE_BYTES_PER_SLOT = 4
 # A level's decisions are pulled (``kernels.pull``) instead of pushed where the push would list
 # more predecessors than the pull looks at successors of open positions, times the advantage.
-# Measured level by level on 9-men pairs, each level pushed and pulled (RESULTS.md): where a side
-# flies, the pull pays from 1:1 on (3-7 to 3-9 1.2x to 1.3x faster); between sliding sides a
-# pulled successor costs about 1.6x a pushed predecessor (4-9 and 5-8: pulled 1.5x-1.7x slower at
-# 1:1, 2.2x-5x faster from 3.5:1), so they pull from 2:1 on. "always" and "never" force one way
-# (for the tests).
+# Measured level by level on 9-men pairs, each level pushed and pulled (RESULTS.md): a flying
+# side's half pulled in its twin's order (``kernels.pull_flying``) costs half the push per
+# successor (3-9's first level: 8.9 s against 13.9 s at 0.77:1); the other half of such a pair
+# pays from 1:1 on; between sliding sides a pulled successor costs about 1.6x a pushed
+# predecessor (4-9 and 5-8: pulled 1.5x-1.7x slower at 1:1, 2.2x-5x faster from 3.5:1), so they
+# pull from 2:1 on. "always" and "never" force one way (for the tests).
 PULL = "auto"
-PULL_ADVANTAGE = {True: 1.0, False: 2.0}  # by whether a side of the pair flies
+PULL_ADVANTAGE = {"flying half": 0.5, "flying pair": 1.0, "sliding": 2.0}
+# A flying side's half is pulled in its twin's order (its successors in cache, its own slots
+# ranked) where at least this share of it is open; in its own order (open slots found by a scan,
+# each position's successors read from afar) where fewer are.
+TWIN_ORDER_OPEN = 0.05
 PHASES = ("initialise", "candidates", "removals", "schedule", "predecessors", "sorting", "decisions")
 
 
@@ -85,6 +90,7 @@ class Half:
     nnext: int = 0
     deferred: np.ndarray | None = None  # (slot, level) of losses that wait for a removal's level
     ndef: int = 0
+    open: int = 0  # positions not in the frontier of any level yet (an upper bound of the undecided)
     shift: int = 0  # decisions: one bucket (thread's share) per 2**shift slots
     starts: np.ndarray | None = None  # where each bucket's predecessors start
     nlate: np.ndarray | None = None  # losses each bucket found that must wait
@@ -193,6 +199,7 @@ def schedule_levels(s: PairSolve) -> None:
         h.cur = frontier.new_bitmap(h.value.shape[0])
         h.nxt = frontier.new_bitmap(h.value.shape[0])
         h.ncur = schedule.level_zero(h.value, h.cur)
+        h.open = int(pull.count_open(h.value)) + h.ncur  # each position enters one level's frontier, once
         h.deferred = np.empty((1024, 2), dtype=np.int64)
         # Decisions are made in parallel, one thread per range of 2**shift slots (whole bitmap words).
         h.shift = max(6, (h.value.shape[0] // DECISION_RANGES).bit_length())
@@ -211,6 +218,7 @@ def propagate_levels(s: PairSolve) -> None:
         for h in s.halves.values():
             h.ncur = schedule.take_scheduled(level, h.order, h.start, h.value, h.count, h.cur, h.ncur)
             h.ncur, h.ndef = schedule.take_deferred(level, h.deferred, h.ndef, h.value, h.count, h.cur, h.ncur)
+            h.open -= int(h.ncur)
             s.advance(int(h.ncur))
         if level >= last_scheduled and all(h.ncur == 0 and h.ndef == 0 for h in s.halves.values()):
             return
@@ -277,20 +285,30 @@ def _pull_pays(s: PairSolve, h: Half, other: Half) -> bool:
     pushed = h.ncur * moves_per_position(h.y)
     if pushed < other.value.shape[0] * 0.25:  # (the pull reads every slot of ``other``)
         return False
-    _load_pull(s)
-    pulled = pull.count_open(other.value) * moves_per_position(other.x)
-    return pulled * PULL_ADVANTAGE[flies] < pushed
+    pulled = other.open * moves_per_position(other.x)
+    kind = "sliding" if not flies else "flying half" if _by_twin(s, other) else "flying pair"
+    return pulled * PULL_ADVANTAGE[kind] < pushed and _load_pull(s)
+
+
+def _by_twin(s: PairSolve, other: Half) -> bool:
+    """Whether ``other`` is pulled in its twin's order (``kernels.pull_flying``)."""
+    return other.x == 3 and s.rules.flying == "at-3" and other.open >= TWIN_ORDER_OPEN * other.value.shape[0]
 
 
 def pull_decisions(s: PairSolve, h: Half, other: Half, level: int) -> None:
-    """``decide_predecessors`` by ``kernels.pull``: ``h``'s frontier is only cleared; the late
-    losses it marks are deferred as the push defers them."""
+    """``decide_predecessors`` by ``kernels.pull`` (or ``pull_flying``): ``h``'s frontier is only
+    cleared; the late losses it marks are deferred as the push defers them."""
     h.cur[:] = 0
     late = frontier.new_bitmap(other.value.shape[0])
-    decided, nlate = pull.pull_level(
-        level, other.x, other.y, other.value, other.count, other.removal, other.nxt, late, other.shift, h.value, s.g, s.ix,
-        other.fewer,
-    )
+    if _by_twin(s, other):
+        decided, nlate = pull_flying.pull_level_by_twin(
+            level, other.y, other.value, other.count, other.removal, other.nxt, late, h.value, s.g, s.ix, other.fewer
+        )
+    else:
+        decided, nlate = pull.pull_level(
+            level, other.x, other.y, other.value, other.count, other.removal, other.nxt, late, other.shift, h.value, s.g,
+            s.ix, other.fewer,
+        )
     other.nnext += decided
     word = 0
     while nlate and word < late.shape[0]:
@@ -356,6 +374,12 @@ def _warm_pull(g, ix) -> None:
     pull.count_open(dup)
     pull.pull_level(
         0, 3, 3, dup, np.zeros(1, dtype=np.uint8), one, bits, bits.copy(), 6, one, g, ix, (NO_VALUES,) * 3
+    )
+    # (3, 3) whole, every slot decided (DUP): the kernel visits each and decides nothing
+    slots = int((ix.rep_offset[4] - ix.rep_offset[3]) * ix.binom[ix.n - 3, 3])
+    dups, bits = np.full(slots, codes.DUP, dtype=np.uint16), frontier.new_bitmap(slots)
+    pull_flying.pull_level_by_twin(
+        0, 3, dups, np.zeros(slots, dtype=np.uint8), dups, bits, bits.copy(), dups, g, ix, (NO_VALUES,) * 3
     )
     _pull_warm = True
 

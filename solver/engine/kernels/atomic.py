@@ -1,9 +1,12 @@
-"""An atomic minimum on an array element, for threads that may write the same slot at once.
+"""An atomic minimum and an atomic or on an array element, for threads that may write the same
+slot (or bitmap word) at once.
 
 The removal candidates' pass settles each winning removal's level where it finds it: several
 threads can reach one position from different losses, and the position keeps the lowest level
 (the quickest win). A plain read-compare-write could lose the lower of two racing levels; LLVM's
-``atomicrmw umin`` cannot. A plain minimum without the JIT (one thread).
+``atomicrmw umin`` cannot. The pull in the twin's order (``pull_flying``) marks positions
+scattered over the bitmaps, two threads sometimes in one word: ``atomicrmw or``. Plain
+operations without the JIT (one thread).
 """
 
 from __future__ import annotations
@@ -13,23 +16,33 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 
-@intrinsic
-def _atomic_min(typingctx, arr, idx, val):
-    if not isinstance(arr, types.Array) or not isinstance(arr.dtype, types.Integer) or arr.dtype.signed:
-        return None
-    if not isinstance(idx, types.Integer) or not isinstance(val, types.Integer):
-        return None
+def _read_modify_write(op: str):
+    """An intrinsic (arr, i, v) doing LLVM's ``atomicrmw op`` on arr[i] with v, for an array of
+    unsigned integers."""
 
-    def codegen(context, builder, sig, args):
-        arrty, idxty, valty = sig.args
-        ary = context.make_array(arrty)(context, builder, args[0])
-        i = context.cast(builder, args[1], idxty, types.intp)
-        ptr = cgutils.get_item_pointer(context, builder, arrty, ary, [i])
-        v = context.cast(builder, args[2], valty, arrty.dtype)
-        builder.atomic_rmw("umin", ptr, v, "monotonic")
-        return context.get_dummy_value()
+    def rmw(typingctx, arr, idx, val):
+        if not isinstance(arr, types.Array) or not isinstance(arr.dtype, types.Integer) or arr.dtype.signed:
+            return None
+        if not isinstance(idx, types.Integer) or not isinstance(val, types.Integer):
+            return None
 
-    return types.void(arr, idx, val), codegen
+        def codegen(context, builder, sig, args):
+            arrty, idxty, valty = sig.args
+            ary = context.make_array(arrty)(context, builder, args[0])
+            i = context.cast(builder, args[1], idxty, types.intp)
+            ptr = cgutils.get_item_pointer(context, builder, arrty, ary, [i])
+            v = context.cast(builder, args[2], valty, arrty.dtype)
+            builder.atomic_rmw(op, ptr, v, "monotonic")
+            return context.get_dummy_value()
+
+        return types.void(arr, idx, val), codegen
+
+    rmw.__name__ = rmw.__qualname__ = f"atomic_{op}"  # one name per intrinsic
+    return intrinsic(rmw)
+
+
+_atomic_min = _read_modify_write("umin")
+_atomic_or = _read_modify_write("or")
 
 
 if numba.config.DISABLE_JIT:
@@ -38,5 +51,9 @@ if numba.config.DISABLE_JIT:
         if v < arr[i]:
             arr[i] = v
 
+    def atomic_or(arr, i, v):
+        arr[i] |= v
+
 else:
     atomic_min = _atomic_min
+    atomic_or = _atomic_or

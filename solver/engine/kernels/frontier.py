@@ -12,6 +12,7 @@ import numpy as np
 
 from ...jit import helper
 from ...rules.bits import ctz
+from .atomic import atomic_or
 
 
 def new_bitmap(slots: int) -> np.ndarray:
@@ -21,6 +22,12 @@ def new_bitmap(slots: int) -> np.ndarray:
 @helper
 def add(bits, s):
     bits[s >> 6] |= np.uint64(1) << np.uint64(s & 63)
+
+
+@helper
+def add_shared(bits, s):
+    """``add`` where another thread may mark a slot of the same word at once."""
+    atomic_or(bits, s >> 6, np.uint64(1) << np.uint64(s & 63))
 
 
 @nb.njit(cache=True)

@@ -13,6 +13,8 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
+from ...jit import helper
+
 AHEAD = 32  # reads ahead: far enough for a load from memory to arrive in time
 
 
@@ -42,3 +44,13 @@ if numba.config.DISABLE_JIT:
 
 else:
     prefetch = _prefetch
+
+
+@helper
+def prefetch_slot(value, count, removals, q, wins):
+    """Ask for what deciding slot q reads: its value, and its count and removal code unless the
+    frontier's losses make every open predecessor a win (``wins``)."""
+    prefetch(value, q)
+    if not wins:
+        prefetch(count, q)
+        prefetch(removals, q)

@@ -20,7 +20,7 @@ from ...rules.movegen import (
 )
 from .codes import LAZY, NOLOSS, UNKNOWN, may_lose, wins_in
 from .frontier import add
-from .prefetch import AHEAD, prefetch
+from .prefetch import AHEAD, prefetch, prefetch_slot
 from .removals import removal_outcome
 from .successors import count_successors, has_move, mill_keeps_men, scratch, sort_unique
 
@@ -243,11 +243,7 @@ def decide_range(lvl, flat, lo, hi, value, count, removals, decided, pred_a, pre
     nl = 0
     for i in range(lo, hi):
         if i + AHEAD < hi:
-            q = flat[i + AHEAD]
-            prefetch(value, q)
-            if not wins:
-                prefetch(removals, q)
-                prefetch(count, q)
+            prefetch_slot(value, count, removals, flat[i + AHEAD], wins)
         p = flat[i]
         if value[p] != 0:
             continue

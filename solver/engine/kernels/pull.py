@@ -18,7 +18,8 @@ The decisions are those of ``propagate.decide_range`` exactly, with the same suc
   must wait for a removal's later level is marked in ``late`` for the caller to defer).
 Positions decided at L + 1 in the same step (by the twin's push) are not wins or losses at a level
 <= L here, so the order of the two halves' steps does not matter. Rules where a mill wins at once
-or a blocked side passes take the push (``usable``).
+or a blocked side passes take the push (``usable``). A flying side's half is pulled in its twin's
+order instead (``pull_flying``), with the same decisions (``settle``, ``read_successors``).
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ from ...rules.bits import ctz
 from ...rules.movegen import OPT_FLY, OPT_MILL_WINS, OPT_PASS, mills_formed
 from ...values import DUP
 from .codes import LAZY, NOLOSS, may_lose, wins_in
-from .frontier import add
-from .removals import removal_outcome
+from .frontier import add, add_shared
+from .removals import removal_outcome, removal_outcome_kept
 from .successors import mill_keeps_men, scratch, sort_unique
 
 
@@ -75,8 +76,7 @@ def pull_level(lvl, ta, tb, value, count, removals, decided, late, shift, svalue
 
 @helper
 def _pull_range(lvl, ta, tb, lo, hi, value, count, removals, decided, late, svalue, buffers, g, ix, fewer):
-    succ, syms, removed_syms, removed_canon = buffers
-    new = lvl + 2  # value of a position decided now: level lvl + 1
+    succ, syms = buffers[0], buffers[1]
     wins = not wins_in(lvl)  # the frontier lost at lvl: a move to it wins
     nout = 0
     nlate = 0
@@ -89,25 +89,48 @@ def _pull_range(lvl, ta, tb, lo, hi, value, count, removals, decided, late, sval
         left, hit = _successors(lvl, wins, ta, tb, m, o, svalue, succ, syms, g, ix)
         if hit == 0:
             continue  # no successor in this level's frontier: nothing changes
-        if wins:
-            value[p] = new
-            add(decided, p)
-            nout += 1
-            continue
-        count[p] = left
-        if left != 0:
-            continue
-        if removals[p] == LAZY:
-            removals[p] = removal_outcome(ta, tb, m, o, removed_syms, removed_canon, g, ix, fewer)
-            if removals[p] != 0 and removals[p] != NOLOSS and removals[p] > lvl + 1:
-                add(late, p)  # every move left wins for the opponent, but later (at removals[p])
-                nlate += 1
-                continue
-        if may_lose(removals[p]) and removals[p] <= lvl + 1:
-            value[p] = new
-            add(decided, p)
-            nout += 1
+        d, late_one = settle(p, lvl, wins, left, ta, tb, m, o, value, count, removals, decided, late, buffers, False, g, ix, fewer)
+        nout += d
+        nlate += late_one
     return nout, nlate
+
+
+@helper
+def settle(p, lvl, wins, left, ta, tb, m, o, value, count, removals, decided, late, buffers, by_twin, g, ix, fewer):
+    """The decision of the open position p = (m, o) that has a successor in the frontier at
+    ``lvl``, ``left`` of its successors not won at a level <= lvl: (1, 0) where it is decided now,
+    (0, 1) where it is marked late, else (0, 0). ``by_twin``: visited in the twin's order
+    (``pull_flying``), where other threads mark slots of the same bitmap words at once and o's
+    removals are set up once for all its positions."""
+    new = lvl + 2  # value of a position decided now: level lvl + 1
+    if wins:
+        value[p] = new
+        _mark(decided, p, by_twin)
+        return 1, 0
+    count[p] = left
+    if left != 0:
+        return 0, 0
+    if removals[p] == LAZY:
+        if by_twin:
+            removals[p] = removal_outcome_kept(ta, tb, m, o, buffers[2], buffers[3], g, ix, fewer)
+        else:
+            removals[p] = removal_outcome(ta, tb, m, o, buffers[2], buffers[3], g, ix, fewer)
+        if removals[p] != 0 and removals[p] != NOLOSS and removals[p] > lvl + 1:
+            _mark(late, p, by_twin)  # every move left wins for the opponent, but later (at removals[p])
+            return 0, 1
+    if may_lose(removals[p]) and removals[p] <= lvl + 1:
+        value[p] = new
+        _mark(decided, p, by_twin)
+        return 1, 0
+    return 0, 0
+
+
+@helper
+def _mark(bits, p, shared):
+    if shared:
+        add_shared(bits, p)
+    else:
+        add(bits, p)
 
 
 @helper
@@ -133,8 +156,6 @@ def _successors(lvl, wins, ta, tb, m, o, svalue, succ, syms, g, ix):
     per_twin = binom[n - tb, ta]
     keep = -1  # whether a move closing a mill may keep o's men: asked once one does
     ns = 0
-    left = 0
-    hit = 0
     f = m
     while f:
         lowf = f & -f
@@ -154,6 +175,15 @@ def _successors(lvl, wins, ta, tb, m, o, svalue, succ, syms, g, ix):
             ns += 1
     if symmetric and ns > 1:
         ns = sort_unique(succ, ns)  # a symmetry of o makes two moves share a slot
+    return read_successors(lvl, wins, succ, ns, svalue)
+
+
+@helper
+def read_successors(lvl, wins, succ, ns, svalue):
+    """(successors not won at a level <= lvl, successors in the frontier at lvl) among the
+    distinct twin slots succ[:ns]; looking for a win (``wins``), it stops at the first hit."""
+    left = 0
+    hit = 0
     for i in range(ns):
         v = svalue[succ[i]]
         if v == lvl + 1:

@@ -119,11 +119,29 @@ def fold_level(lvl, win, worst, draw):
 
 @helper
 def removal_outcome(a, b, m, o, removed_syms, removed_canon, g, ix, fewer):
-    """What the moves with a removal give the canonical position (m, o): its ``removals`` code.
+    """What the moves with a removal give the position (m, o): its ``removals`` code.
 
     Mill-forming moves are found from the mills (two of the mover's men and an empty third
     point), not by trying every move; ``verify`` checks the results with the general generator.
     """
+    forget_removals(o, removed_canon, g)
+    return removal_outcome_kept(a, b, m, o, removed_syms, removed_canon, g, ix, fewer)
+
+
+@helper
+def forget_removals(o, removed_canon, g):
+    """Clear the set-up forms of o less each removable man (``removal_level`` fills them in)."""
+    x = removable_men(o, g.mill_masks, g.opts[OPT_FORFEIT])
+    while x:
+        low = x & -x
+        removed_canon[ctz(low), 0] = -1
+        x ^= low
+
+
+@helper
+def removal_outcome_kept(a, b, m, o, removed_syms, removed_canon, g, ix, fewer):
+    """``removal_outcome`` keeping the forms of o less a man that ``removal_level`` set up for an
+    earlier position with the same o (``forget_removals`` once for each o)."""
     n, adj, mill_masks, point_mills, opts = g.n, g.adj, g.mill_masks, g.point_mills, g.opts
     if opts[OPT_MILL_WINS]:
         return 0  # a mill wins at once, without a removal: the twin holds every successor
@@ -133,11 +151,6 @@ def removal_outcome(a, b, m, o, removed_syms, removed_canon, g, ix, fewer):
     empty = ((1 << n) - 1) & ~(m | o)
     flying = opts[OPT_FLY] != 0 and a == 3
     per_mill = opts[OPT_PER_MILL] != 0
-    x = rem
-    while x:
-        low = x & -x
-        removed_canon[ctz(low), 0] = -1
-        x ^= low
     win_at = 0
     floor = 0
     draw_by_removal = False

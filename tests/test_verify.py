@@ -346,6 +346,7 @@ WHOLE = {
     "three": ("three", []),
     "three-lasker": ("three", ["lasker=on"]),
     "six-4-lasker": ("six", ["men=4", "lasker=on"]),  # cycling groups, wins, draws and losses mixed
+    "six-4": ("six", ["men=4"]),  # placements alone: the walk's _expected_placing
     "standard-3": ("standard", ["men=3"]),
     "lasker-3": ("lasker", ["men=3"]),
     "standard-4": ("standard", ["men=4"]),
@@ -487,10 +488,13 @@ def test_changed_placing_value_fails_the_command(whole_db, tmp_path):
     assert row["method"] == TIER_WALK and any(f"slot {slot} " in e and "stored draw" in e for e in row["examples"])
 
 
-def test_random_placing_changes_agree_with_the_direct_check(whole_db, tmp_path):
-    """Changes anywhere in the tiers with men in hand of Lasker's six board with 4 men, DUP
-    markers included: the walk and the sweep count what the direct check counts, tier by tier."""
-    src = whole_db("six-4-lasker")
+@pytest.mark.parametrize("key", ["six-4-lasker", "six-4"])
+def test_random_placing_changes_agree_with_the_direct_check(whole_db, tmp_path, key):
+    """Changes anywhere in the tiers with men in hand of the six board with 4 men, with Lasker's
+    rule (moves from the tiers with men in hand: ``generate_moves``' list) and without
+    (placements alone: ``_expected_placing``), DUP markers included: the walk and the sweep count
+    what the direct check counts, tier by tier (and nothing in the tiers left unchanged)."""
+    src = whole_db(key)
     names = placing_names(src)
     rng = random.Random(5)
     with Database(src) as db:

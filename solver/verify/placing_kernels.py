@@ -30,7 +30,13 @@ slot is r * C(n - b, men) + the colex rank of the other side's men (``slot_with`
 symmetries of its own), in one run of the successor tier, in cache. Runs are cut in pieces of
 ``PIECE`` slots so that the threads share tiers with few runs (b = 0 or 1) evenly. The positions'
 own values are read a batch at a time. ``kernels.check_duplicates`` checks DUP in the other
-slots.
+slots. Where the mover can only place, one removal at most (``placements_only``: every rule set
+but Lasker's, one removal per mill and optional removals), a position's successors come from the
+rules' tests for a placement and a removal instead of ``generate_moves``' list
+(``_expected_placing``): a placement's colex rank from the position's own, the removals' targets
+(o - q) set up once per run, and the best removal kept per m + p for the positions of the run
+that reach the same m + p (the several m lacking one man of its mill): 2026-11-25,
+RESULTS.md.
 
 The sweep (``kernels.not_draws``, ``mark_tier_predecessors``, ``sweep_tier``) skips the draws
 whose successors are all draws, as the moving phase's sweep does. It first marks every position
@@ -54,8 +60,10 @@ import numba as nb
 import numpy as np
 
 from ..index.kernels import (
+    SYM_BITS,
     colex_rank,
     colex_unrank,
+    image,
     is_canonical_pair,
     rank_position,
     unrank_position,
@@ -67,12 +75,17 @@ from ..rules.boards import MAX_SYMMETRIES
 from ..rules.movegen import (
     MAX_MOVES,
     OPT_FLY,
+    OPT_FORFEIT,
     OPT_FULL_DRAW,
+    OPT_LASKER,
     OPT_MILL_WINS,
+    OPT_OPTIONAL,
     OPT_PASS,
+    OPT_PER_MILL,
     apply_move,
     generate_moves,
     mills_formed,
+    removable_men,
 )
 from ..values import DUP
 from .kernels import (
@@ -168,15 +181,125 @@ def _expected_with_setup(m, o, ha, hb, rep_o, syms, nsyms, buf, succ, g, ix):
 
 
 @helper
-def _check_batch(k, ms, slots, stored, o, ha, hb, rep_o, syms, nsyms, buf, values, succ, g, ix, err, c):
-    """Check the k positions (ms[i], o) of one batch: their slots ranked and their stored values
-    read in loops of their own (the slots are scattered: the reads overlap in memory)."""
+def placements_only(a, b, ha, opts, n):
+    """Whether every position of tier (a, b, ha, .) moves by placements alone, each removing one
+    man at most and only where it must (``_expected_placing`` serves): a man in hand and an
+    empty point, no Lasker move, no removal that is optional or one per mill, no mill that wins."""
+    return (
+        ha > 0 and a + b < n and not opts[OPT_LASKER] and not opts[OPT_MILL_WINS] and not opts[OPT_OPTIONAL]
+        and not opts[OPT_PER_MILL]
+    )
+
+
+@helper
+def _removal_setup(o, rem, qsyms, qn, qmc, qrep, ix):
+    """For each removable man q of ``o`` (``rem``), in increasing order: the symmetries taking
+    o - q to its orbit minimum (``canon_setup``), that minimum and its rank. Returns how many."""
+    k = 0
+    r = rem
+    while r:
+        q = ctz(r)
+        r &= r - 1
+        oq = o & ~(1 << q)
+        qn[k] = canon_setup(oq, ix, qsyms[k])
+        qmc[k] = image(ix.sym_img, qsyms[k, 0], oq)
+        qrep[k] = ix.mask_info[oq] >> SYM_BITS
+        k += 1
+    return k
+
+
+@helper
+def _expected_placing(m, cm, o, hb, rep_o, syms, nsyms, run, succ, g, ix):
+    """``_expected_with_setup`` for a tier that ``placements_only`` admits, from the rules' own
+    tests (an empty point to place on, ``mills_formed``, ``removable_men`` of the run's o) rather
+    than the list of ``generate_moves``; the tests hold the two to the same verdicts. ``cm``: m as
+    a set of o's ``nfree`` free points ``fp`` (bit i for fp[i]); ``run``: the run's tables. A placement on fp[j] leads to
+    (o, m + fp[j]), whose colex rank among the free points follows from cm's without a loop: the
+    men below j keep their terms C(e_t, t + 1), j adds C(j, t_j + 1), the men above move up one
+    place (C(e_t, t + 2)). Where it closes a mill and o has removable men, it leads instead to
+    (o - q, m + fp[j]) for each of them (``_removal_setup``: nq of them, set up once per run):
+    the best of those depends on m + fp[j] alone, and is kept in ``memo`` under its colex rank
+    for the other m of the run that lack one man of its mill (``stamp``: which run wrote it)."""
+    over = _game_over(m, o, g)
+    if over >= 0:
+        return over
+    fp, nfree, nq, qsyms, qn, qmc, qrep, memo, stamp, low, high = run
+    n, binom, sym_img = ix.n, ix.binom, ix.sym_img
+    a = popcount(m)
+    b = popcount(o)
+    per0 = binom[n - b, a + 1]  # slots per mover set of the successor tiers
+    per1 = binom[n - b + 1, a + 1]
+    place, take = succ[0], succ[1]
+    # the low and high sums of cm's men: low[t] = sum of C(e_u, u + 1) over u < t,
+    # high[t] = sum of C(e_u, u + 2) over u >= t
+    low[0] = 0
+    x = cm
+    t = 0
+    while x:
+        e = ctz(x)
+        x &= x - 1
+        low[t + 1] = low[t] + binom[e, t + 1]
+        high[t] = binom[e, t + 2]
+        t += 1
+    high[a] = 0
+    for u in range(a - 1, -1, -1):
+        high[u] += high[u + 1]
+    best_win = 0
+    worst_loss = 0
+    draw = False
+    t = 0  # men of cm below j
+    for j in range(nfree):
+        if (cm >> j) & 1:
+            t += 1
+            continue
+        p = fp[j]
+        m2 = m | (1 << p)
+        key = low[t] + binom[j, t + 1] + high[t]  # the colex rank of cm + j
+        if nq > 0 and mills_formed(m2, p, g.point_mills) > 0:
+            if stamp[key] != stamp[-1]:
+                bw, wl, dr = 0, 0, False
+                for i in range(nq):
+                    if b - 1 + hb < 3:
+                        sv = np.int64(1)  # the opponent is left with two men: a loss in 0 for them
+                    else:
+                        s = slot_with(qmc[i], qrep[i], m2, qsyms[i], qn[i], sym_img, per1, binom)
+                        if s >= take.shape[0]:
+                            return MISSED
+                        sv = np.int64(take[s])
+                    bw, wl, dr = _best(sv, bw, wl, dr)
+                memo[key, 0], memo[key, 1], memo[key, 2] = bw, wl, dr
+                stamp[key] = stamp[-1]
+            bw, wl, dr = memo[key, 0], memo[key, 1], memo[key, 2]
+            if bw != 0 and (best_win == 0 or bw < best_win):
+                best_win = bw
+            worst_loss = max(worst_loss, wl)
+            draw = draw or dr != 0
+            continue
+        if nsyms == 1:
+            s = rep_o * per0 + key
+        else:
+            s = slot_with(o, rep_o, m2, syms, nsyms, sym_img, per0, binom)
+        if s >= place.shape[0]:
+            return MISSED
+        best_win, worst_loss, draw = _best(np.int64(place[s]), best_win, worst_loss, draw)
+    return _conclude(best_win, worst_loss, draw)
+
+
+@helper
+def _check_batch(k, ms, cms, slots, stored, o, ha, hb, rep_o, syms, nsyms, buf, values, succ, g, ix, err, c, fast, run):
+    """Check the k positions (ms[i], o) of one batch (cms[i]: ms[i] as a set of o's free points):
+    their slots ranked and their stored values read in loops of their own (the slots are
+    scattered: the reads overlap in memory). ``run``: the tables of ``_expected_placing``, used
+    where ``fast``."""
     for i in range(k):
         slots[i] = rank_position(ms[i], o, ix)
     for i in range(k):
         stored[i] = values[slots[i]]
     for i in range(k):
-        want = _expected_with_setup(ms[i], o, ha, hb, rep_o, syms, nsyms, buf, succ, g, ix)
+        if fast:
+            want = _expected_placing(ms[i], cms[i], o, hb, rep_o, syms, nsyms, run, succ, g, ix)
+        else:
+            want = _expected_with_setup(ms[i], o, ha, hb, rep_o, syms, nsyms, buf, succ, g, ix)
         if want == MISSED:
             err[c, 2] += 1
         elif stored[i] != want:
@@ -188,12 +311,16 @@ def verify_tier_walk(a, b, ha, hb, i0, i1, nblocks, values, succ, g, ix, bad, ma
     """Check the canonical slots of tier (a, b, ha, hb) reached from the work items
     i0 <= i < i1 of the walk of the twin board (b, a) (see the module's docstring; item i is
     piece i % pieces of run i // pieces, ``pieces`` = ceil(C(n - b, a) / PIECE)), in ``nblocks``
-    blocks. Returns (mismatches, successors in tiers not held), and adds up to ``max_bad``
-    mismatched slots to ``bad`` (the first of each block)."""
+    blocks. Positions that move by placements alone (``placements_only``) are checked by
+    ``_expected_placing``, the others from ``generate_moves``' list. Returns (mismatches,
+    successors in tiers not held), and adds up to ``max_bad`` mismatched slots to ``bad`` (the
+    first of each block)."""
     n, binom, sym_img = ix.n, ix.binom, ix.sym_img
     per_twin = binom[n - b, a]
     pieces = (per_twin + PIECE - 1) // PIECE
     offset = ix.rep_offset[b]
+    fast = placements_only(a, b, ha, g.opts, n)
+    memo_size = binom[n - b, a + 1] if fast else 0
     items = i1 - i0
     nblocks = max(1, min(items, nblocks))
     err = np.zeros((nblocks, 3), dtype=np.int64)
@@ -203,15 +330,29 @@ def verify_tier_walk(a, b, ha, hb, i0, i1, nblocks, values, succ, g, ix, bad, ma
         syms = np.empty(MAX_SYMMETRIES, dtype=np.int64)
         fp = np.empty(n, dtype=np.int64)
         ms = np.empty(BATCH, dtype=np.int64)
+        cms = np.empty(BATCH, dtype=np.int64)
         slots = np.empty(BATCH, dtype=np.int64)
         stored = np.empty(BATCH, dtype=np.int64)
+        qsyms = np.empty((n, MAX_SYMMETRIES), dtype=np.int64)
+        qn = np.empty(n, dtype=np.int64)
+        qmc = np.empty(n, dtype=np.int64)
+        qrep = np.empty(n, dtype=np.int64)
+        memo = np.empty((memo_size, 3), dtype=np.int64)
+        stamp = np.zeros(memo_size + 1, dtype=np.int64)  # the last: the current run's mark
+        low = np.empty(n + 1, dtype=np.int64)
+        high = np.empty(n + 1, dtype=np.int64)
         for item in range(i0 + c * items // nblocks, i0 + (c + 1) * items // nblocks):
             r = item // pieces
             j0 = (item % pieces) * PIECE
             j1 = min(per_twin, j0 + PIECE)
             o = ix.reps[offset + r]
             nsyms = canon_setup(o, ix, syms)
-            _free_points(o, n, fp)
+            nfree = _free_points(o, n, fp)
+            nq = 0
+            if fast:
+                nq = _removal_setup(o, removable_men(o, g.mill_masks, g.opts[OPT_FORFEIT]), qsyms, qn, qmc, qrep, ix)
+                stamp[-1] += 1
+            run = (fp, nfree, nq, qsyms, qn, qmc, qrep, memo, stamp, low, high)
             cm = colex_unrank(j0, n - b, a, binom)  # the j0-th set of a among the free points
             k = 0
             for j in range(j0, j1):
@@ -222,9 +363,10 @@ def verify_tier_walk(a, b, ha, hb, i0, i1, nblocks, values, succ, g, ix, bad, ma
                 # images under o's stabiliser; the others are reached at another slot.
                 if nsyms == 1 or _smallest_image(m, syms, nsyms, sym_img):
                     ms[k] = m
+                    cms[k] = cm
                     k += 1
                 if k == BATCH or (j == j1 - 1 and k > 0):
-                    _check_batch(k, ms, slots, stored, o, ha, hb, r, syms, nsyms, buf, values, succ, g, ix, err, c)
+                    _check_batch(k, ms, cms, slots, stored, o, ha, hb, r, syms, nsyms, buf, values, succ, g, ix, err, c, fast, run)
                     k = 0
     return _gather3(err, bad, max_bad)
 

@@ -336,11 +336,12 @@ def test_pulled_decisions_equal_pushed_ones(monkeypatch, tmp_path, rule_set, opt
 
     rules = make_rules(rule_set, list(options))
     got = {}
-    for mode, twin_order in (("never", 0.0), ("always", 0.0), ("always", 2.0)):
+    ways = [("never", 0.0), ("always", 0.0)] + ([("always", 2.0)] if "flying=at-3" in options else [])
+    for mode, twin_order in ways:
         monkeypatch.setattr(pair, "PULL", mode)
         monkeypatch.setattr(pair, "TWIN_ORDER_OPEN", twin_order)  # 0: always where a side flies; 2: never
         path = tmp_path / f"{mode}{twin_order}.h5"
         solve(rules, men, path, **quiet)
         with Database(path) as db:
             got[mode, twin_order] = {s.name: checksum(db.values(*s.tier)) for s in db.subspaces()}
-    assert got["never", 0.0] == got["always", 0.0] == got["always", 2.0] and len(got["never", 0.0]) >= 3
+    assert all(got[way] == got["never", 0.0] for way in ways) and len(got["never", 0.0]) >= 3

@@ -366,7 +366,8 @@ _pull_warm = False
 
 def _warm_pull(g, ix) -> None:
     """Compile (or load from numba's cache) the pull's kernels, once per process, where a pair
-    first takes them (``_pull_pays``), so that a process that never pulls never loads them. One slot holding no position: nothing is decided."""
+    first takes them (``_pull_pays``), so that a process that never pulls never loads them. Slots
+    holding no position: nothing is decided."""
     global _pull_warm
     if _pull_warm or numba.config.DISABLE_JIT:
         return

@@ -124,14 +124,25 @@ def removal_outcome(a, b, m, o, removed_syms, removed_canon, g, ix, fewer):
     Mill-forming moves are found from the mills (two of the mover's men and an empty third
     point), not by trying every move; ``verify`` checks the results with the general generator.
     """
-    forget_removals(o, removed_canon, g)
-    return removal_outcome_kept(a, b, m, o, removed_syms, removed_canon, g, ix, fewer)
+    return _removal_outcome(a, b, m, o, removed_syms, removed_canon, g, ix, fewer, True)
+
+
+@helper
+def removal_outcome_kept(a, b, m, o, removed_syms, removed_canon, g, ix, fewer):
+    """``removal_outcome`` keeping the forms of o less a man that ``removal_level`` set up for an
+    earlier position with the same o (``forget_removals`` once for each o)."""
+    return _removal_outcome(a, b, m, o, removed_syms, removed_canon, g, ix, fewer, False)
 
 
 @helper
 def forget_removals(o, removed_canon, g):
     """Clear the set-up forms of o less each removable man (``removal_level`` fills them in)."""
-    x = removable_men(o, g.mill_masks, g.opts[OPT_FORFEIT])
+    _forget(removable_men(o, g.mill_masks, g.opts[OPT_FORFEIT]), removed_canon)
+
+
+@helper
+def _forget(rem, removed_canon):
+    x = rem
     while x:
         low = x & -x
         removed_canon[ctz(low), 0] = -1
@@ -139,15 +150,17 @@ def forget_removals(o, removed_canon, g):
 
 
 @helper
-def removal_outcome_kept(a, b, m, o, removed_syms, removed_canon, g, ix, fewer):
-    """``removal_outcome`` keeping the forms of o less a man that ``removal_level`` set up for an
-    earlier position with the same o (``forget_removals`` once for each o)."""
+def _removal_outcome(a, b, m, o, removed_syms, removed_canon, g, ix, fewer, fresh):
+    """``removal_outcome``; ``fresh``: the set-up forms cleared first (their removable men are
+    computed here anyway)."""
     n, adj, mill_masks, point_mills, opts = g.n, g.adj, g.mill_masks, g.point_mills, g.opts
     if opts[OPT_MILL_WINS]:
         return 0  # a mill wins at once, without a removal: the twin holds every successor
     rem = removable_men(o, mill_masks, opts[OPT_FORFEIT])
     if rem == 0:
         return 0  # nothing may be removed: every move stays in the twin subspace
+    if fresh:
+        _forget(rem, removed_canon)
     empty = ((1 << n) - 1) & ~(m | o)
     flying = opts[OPT_FLY] != 0 and a == 3
     per_mill = opts[OPT_PER_MILL] != 0

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import numba
 import numba as nb
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.extending import intrinsic
 
 from .errors import RulesError
 
@@ -31,3 +34,34 @@ def use_threads(threads: int | None) -> None:
     if not 1 <= threads <= limit:
         raise RulesError(f"--threads {threads}: this machine runs 1 to {limit} threads")
     numba.set_num_threads(threads)
+
+
+# A hint to the processor to start loading an array element that is needed a little later
+# (``prefetch(arr, i)``): LLVM's ``llvm.prefetch``, for reads, kept in every cache level; a no-op
+# without the JIT. The engine's and the verifier's kernels ask for scattered slots with it.
+@intrinsic
+def _prefetch(typingctx, arr, idx):
+    if not isinstance(arr, types.Array) or not isinstance(idx, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        arrty, idxty = sig.args
+        ary = context.make_array(arrty)(context, builder, args[0])
+        i = context.cast(builder, args[1], idxty, types.intp)
+        ptr = cgutils.get_item_pointer(context, builder, arrty, ary, [i])
+        i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]), "llvm.prefetch.p0")
+        # read (0), keep in all cache levels (3), data cache (1)
+        builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return types.void(arr, idx), codegen
+
+
+if numba.config.DISABLE_JIT:
+
+    def prefetch(arr, i):
+        pass
+
+else:
+    prefetch = _prefetch

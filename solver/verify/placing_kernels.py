@@ -69,7 +69,7 @@ from ..index.kernels import (
     unrank_position,
 )
 from ..index.slots import canon_setup, slot_with
-from ..jit import helper
+from ..jit import helper, prefetch
 from ..rules.bits import ctz, popcount
 from ..rules.boards import MAX_SYMMETRIES
 from ..rules.movegen import (
@@ -89,7 +89,6 @@ from ..rules.movegen import (
 )
 from ..values import DUP
 from .kernels import (
-    BATCH,
     _best,
     _conclude,
     _fill_into,
@@ -105,6 +104,8 @@ KINDS = 8  # placements removing 0..3 men, then moves (or the pass) removing 0..
 MOVE = 4
 MISSED = -1  # expected value of a position with a successor in a tier the caller did not load
 PIECE = 1 << 14  # slots of the twin walked by one work item (a run, or a piece of a long one)
+NO_WIN = 1 << 20  # ``_fold``'s quickest win while there is none: above every code, DUP's win too
+PIPE = 32  # positions of the walk judged together; their own slots are asked for a batch ahead
 
 
 @helper
@@ -244,20 +245,18 @@ def _expected_placing(m, cm, o, hb, rep_o, syms, nsyms, run, succ, g, ix):
     high[a] = 0
     for u in range(a - 1, -1, -1):
         high[u] += high[u + 1]
-    best_win = 0
-    worst_loss = 0
-    draw = False
-    t = 0  # men of cm below j
-    for j in range(nfree):
-        if (cm >> j) & 1:
-            t += 1
-            continue
+    win, loss, draw = NO_WIN, 0, False
+    x = ~cm & ((1 << nfree) - 1)  # the empty points, as free-point indices
+    while x:
+        j = ctz(x)
+        x &= x - 1
+        t = popcount(cm & ((1 << j) - 1))  # men of cm below j
         p = fp[j]
         m2 = m | (1 << p)
         key = low[t] + binom[j, t + 1] + high[t]  # the colex rank of cm + j
         if nq > 0 and mills_formed(m2, p, g.point_mills) > 0:
             if stamp[key] != stamp[-1]:
-                bw, wl, dr = 0, 0, False
+                bw, wl, dr = NO_WIN, 0, False
                 for i in range(nq):
                     if b - 1 + hb < 3:
                         sv = np.int64(1)  # the opponent is left with two men: a loss in 0 for them
@@ -266,14 +265,12 @@ def _expected_placing(m, cm, o, hb, rep_o, syms, nsyms, run, succ, g, ix):
                         if s >= take.shape[0]:
                             return MISSED
                         sv = np.int64(take[s])
-                    bw, wl, dr = _best(sv, bw, wl, dr)
+                    bw, wl, dr = _fold(sv, bw, wl, dr)
                 memo[key, 0], memo[key, 1], memo[key, 2] = bw, wl, dr
                 stamp[key] = stamp[-1]
-            bw, wl, dr = memo[key, 0], memo[key, 1], memo[key, 2]
-            if bw != 0 and (best_win == 0 or bw < best_win):
-                best_win = bw
-            worst_loss = max(worst_loss, wl)
-            draw = draw or dr != 0
+            win = min(win, memo[key, 0])
+            loss = max(loss, memo[key, 1])
+            draw |= memo[key, 2] != 0
             continue
         if nsyms == 1:
             s = rep_o * per0 + key
@@ -281,29 +278,55 @@ def _expected_placing(m, cm, o, hb, rep_o, syms, nsyms, run, succ, g, ix):
             s = slot_with(o, rep_o, m2, syms, nsyms, sym_img, per0, binom)
         if s >= place.shape[0]:
             return MISSED
-        best_win, worst_loss, draw = _best(np.int64(place[s]), best_win, worst_loss, draw)
-    return _conclude(best_win, worst_loss, draw)
+        win, loss, draw = _fold(np.int64(place[s]), win, loss, draw)
+    if win < NO_WIN:
+        return win
+    return 0 if draw else loss
 
 
 @helper
-def _check_batch(k, ms, cms, slots, stored, o, ha, hb, rep_o, syms, nsyms, buf, values, succ, g, ix, err, c, fast, run):
-    """Check the k positions (ms[i], o) of one batch (cms[i]: ms[i] as a set of o's free points):
-    their slots ranked and their stored values read in loops of their own (the slots are
-    scattered: the reads overlap in memory). ``run``: the tables of ``_expected_placing``, used
-    where ``fast``."""
-    for i in range(k):
-        slots[i] = rank_position(ms[i], o, ix)
-    for i in range(k):
-        stored[i] = values[slots[i]]
+def _fold(sv, win, loss, draw):
+    """``_best`` without a branch the processor could mispredict, for ``_expected_placing``: the
+    quickest win (an odd sv, the opponent's loss, is our win in sv + 1; ``NO_WIN`` while there is
+    none), the longest loss (an even sv > 0), and whether a successor is a draw (sv = 0). DUP
+    (odd) folds in as a win that no stored value equals: a mismatch, as with ``_best``."""
+    odd = sv & 1
+    win = min(win, sv + 1 + (1 - odd) * NO_WIN)
+    loss = max(loss, (sv + 1) * ((1 - odd) * (sv != 0)))
+    return win, loss, draw | (sv == 0)
+
+
+@helper
+def _check_batch(k, ms, cms, wants, held, nheld, o, ha, hb, rep_o, syms, nsyms, buf, values, succ, g, ix, err, c, fast, run):
+    """Check the k positions (ms[i], o) of one batch (cms[i]: ms[i] as a set of o's free points)
+    a batch late. Their own slots are scattered: the walk asked for their ``mask_info`` entries
+    as it listed them, their expected values are computed here first (``run``: the tables of
+    ``_expected_placing``, used where ``fast``), then the previous batch's stored values (asked
+    for a batch ago, ``held[:nheld]``: slot, expected) are compared, then this batch's slots are
+    ranked and asked for. Returns the new ``nheld``."""
     for i in range(k):
         if fast:
-            want = _expected_placing(ms[i], cms[i], o, hb, rep_o, syms, nsyms, run, succ, g, ix)
+            wants[i] = _expected_placing(ms[i], cms[i], o, hb, rep_o, syms, nsyms, run, succ, g, ix)
         else:
-            want = _expected_with_setup(ms[i], o, ha, hb, rep_o, syms, nsyms, buf, succ, g, ix)
+            wants[i] = _expected_with_setup(ms[i], o, ha, hb, rep_o, syms, nsyms, buf, succ, g, ix)
+    _compare_held(held, nheld, values, err, c)
+    for i in range(k):
+        s = rank_position(ms[i], o, ix)
+        prefetch(values, s)
+        held[i, 0] = s
+        held[i, 1] = wants[i]
+    return k
+
+
+@helper
+def _compare_held(held, nheld, values, err, c):
+    """Compare the stored values of the held slots with their expected values."""
+    for i in range(nheld):
+        want = held[i, 1]
         if want == MISSED:
             err[c, 2] += 1
-        elif stored[i] != want:
-            _record(err, c, slots[i])
+        elif values[held[i, 0]] != want:
+            _record(err, c, held[i, 0])
 
 
 @nb.njit(cache=True, parallel=True)
@@ -329,10 +352,11 @@ def verify_tier_walk(a, b, ha, hb, i0, i1, nblocks, values, succ, g, ix, bad, ma
         buf = np.empty((MAX_MOVES, 5), dtype=np.int64)
         syms = np.empty(MAX_SYMMETRIES, dtype=np.int64)
         fp = np.empty(n, dtype=np.int64)
-        ms = np.empty(BATCH, dtype=np.int64)
-        cms = np.empty(BATCH, dtype=np.int64)
-        slots = np.empty(BATCH, dtype=np.int64)
-        stored = np.empty(BATCH, dtype=np.int64)
+        ms = np.empty(PIPE, dtype=np.int64)
+        cms = np.empty(PIPE, dtype=np.int64)
+        wants = np.empty(PIPE, dtype=np.int64)
+        held = np.empty((PIPE, 2), dtype=np.int64)
+        nheld = 0
         qsyms = np.empty((n, MAX_SYMMETRIES), dtype=np.int64)
         qn = np.empty(n, dtype=np.int64)
         qmc = np.empty(n, dtype=np.int64)
@@ -362,12 +386,16 @@ def verify_tier_walk(a, b, ha, hb, i0, i1, nblocks, values, succ, g, ix, bad, ma
                 # (o, m) is a canonical position of the twin board when m is the smallest of its
                 # images under o's stabiliser; the others are reached at another slot.
                 if nsyms == 1 or _smallest_image(m, syms, nsyms, sym_img):
+                    prefetch(ix.mask_info, m)  # for its own slot, ranked a batch later
                     ms[k] = m
                     cms[k] = cm
                     k += 1
-                if k == BATCH or (j == j1 - 1 and k > 0):
-                    _check_batch(k, ms, cms, slots, stored, o, ha, hb, r, syms, nsyms, buf, values, succ, g, ix, err, c, fast, run)
+                if k == PIPE or (j == j1 - 1 and k > 0):
+                    nheld = _check_batch(
+                        k, ms, cms, wants, held, nheld, o, ha, hb, r, syms, nsyms, buf, values, succ, g, ix, err, c, fast, run
+                    )
                     k = 0
+        _compare_held(held, nheld, values, err, c)
     return _gather3(err, bad, max_bad)
 
 

@@ -45,6 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .books import find_book
 from .errors import DatabaseError, MorrisError, NotationError
 from .rules.notation import (
     Move,
@@ -199,12 +200,22 @@ class _Pending:
 class MorrisDatabase:
     """A solved database opened for queries; use ``open_database``. A context manager."""
 
-    def __init__(self, path: str | os.PathLike, rules: RuleSet | None = None):
+    def __init__(self, path: str | os.PathLike, rules: RuleSet | None = None, book: bool = True):
         self.path = Path(path)
-        if rules is not None and not exists(self.path):
-            raise DatabaseError(f"no database at {self.path} (build one with: {solve_command(rules, None, self.path)})")
+        # The shipped opening book of the rule set (``solver.books``) answers the tiers with many
+        # men in hand: alone where there is no database, else for the tiers the database lacks.
+        shipped = find_book(rules) if book and rules is not None else None
+        if not exists(self.path):
+            if shipped is not None:
+                self.path = shipped
+            elif rules is not None:
+                raise DatabaseError(f"no database at {self.path} (build one with: {solve_command(rules, None, self.path)})")
         try:
             self._db = Database(self.path, rules)
+            if book and self._db.book_min_hand is None:
+                shipped = find_book(self._db.rules)
+                if shipped is not None:
+                    self._db.add_book(shipped)
         except MorrisError:
             raise
         except (OSError, KeyError, ValueError, TypeError, AttributeError) as e:
@@ -541,14 +552,17 @@ class MorrisDatabase:
         return Analysis(p.pos, format_position(p.pos, self.board), probe, tuple(moves))
 
 
-def open_database(path: str | os.PathLike, rules: RuleSet | None = None) -> MorrisDatabase:
+def open_database(path: str | os.PathLike, rules: RuleSet | None = None, book: bool = True) -> MorrisDatabase:
     """Open a solved database for queries (cheap: reads the header and the catalogue only).
 
     With ``rules``, a database of another rule set raises ``MismatchError``. Positions are read
-    with the database's own rule set (``db.rules``). Errors: ``DatabaseError`` for a missing,
-    unreadable or damaged file, ``MismatchError`` for a mismatched one.
+    with the database's own rule set (``db.rules``). The package's opening book of the rule set
+    (``solver.books``), where one ships, answers the tiers the database lacks, and stands in for
+    a database that does not exist (``rules`` given); ``book=False`` reads the database alone.
+    Errors: ``DatabaseError`` for a missing, unreadable or damaged file, ``MismatchError`` for a
+    mismatched one.
     """
-    return MorrisDatabase(path, rules)
+    return MorrisDatabase(path, rules, book)
 
 
 def start_position(rules: RuleSet):

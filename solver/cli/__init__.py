@@ -1,8 +1,8 @@
 """The ``morris`` command. Each subcommand reads its input, calls the Python API and prints.
 
 One module per command group, each defining plain click commands that are added to the group
-here: ``board`` (show, moves), ``solve`` (solve, bench), ``database`` (info, verify), ``query``
-and ``play``. Errors are handled once, in ``common.MorrisGroup``: one line on standard error,
+here: ``board`` (show, moves), ``solve`` (solve, bench), ``database`` (info, verify), ``query``,
+``play`` and ``book`` (build, verify, list). Errors are handled once, in ``common.MorrisGroup``: one line on standard error,
 never a traceback.
 """
 
@@ -17,7 +17,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import click  # noqa: E402
 
-from . import board, database, play, query, solve  # noqa: E402
+from . import board, book, database, play, query, solve  # noqa: E402
 from .common import MorrisGroup  # noqa: E402
 
 
@@ -28,6 +28,7 @@ def main():
 
 
 for command in (
-    board.show, board.moves, solve.solve, database.info, query.query, play.play, database.verify, solve.bench
+    board.show, board.moves, solve.solve, database.info, query.query, play.play, database.verify, solve.bench,
+    book.book,
 ):
     main.add_command(command)

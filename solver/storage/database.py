@@ -16,6 +16,7 @@ from ..tiers import parse_tier
 from . import chunks
 from .files import (
     check_header,
+    default_path,
     exists,
     open_h5,
     solve_command,
@@ -78,6 +79,7 @@ class Database:
         self._info: dict[str, SubspaceInfo] = {}
         self._pending: dict[str, Path] = {}  # subspace files not read yet, by subspace name
         self._handles: dict[Path, h5py.File] = {}
+        self.book_min_hand: int | None = None  # the path is an opening book (``solver.books``)
         if not exists(self.path):
             if must_exist:
                 raise DatabaseError(f"no database at {self.path} (build one with: {solve_command(rules, None, self.path)})")
@@ -87,6 +89,8 @@ class Database:
             with open_h5(self.path) as f:
                 stored = check_header(f, self.path, self.rules)
                 self.rules = self.rules or stored
+                if int(f.attrs.get("book", 0)) == 1:
+                    self.book_min_hand = int(f.attrs["book_min_hand"])
                 group = subspaces_group(f, self.path)
                 for name in group:
                     if not isinstance(group.get(name, getlink=True), h5py.ExternalLink):
@@ -136,6 +140,20 @@ class Database:
             checksum=str(a["checksum"]), file=file,
         )
 
+    def add_book(self, path: Path) -> int:
+        """Answer from the opening book at ``path`` (same rule set) the tiers this database does
+        not hold; returns how many it adds."""
+        path = Path(path)
+        added = 0
+        with open_h5(path) as f:
+            check_header(f, path, self.rules)
+            group = subspaces_group(f, path)
+            for name in group:
+                if name not in self._info and name not in self._pending:
+                    self._add(name, group[name], path)
+                    added += 1
+        return added
+
     # -- catalogue ------------------------------------------------------------------------------
     def tiers(self) -> list[SubspaceInfo]:
         """Every subspace, the moving phase's and the tiers with men in hand: by men in hand,
@@ -164,6 +182,12 @@ class Database:
         name = subspace_name(a, b, ha, hb)
         self._load(name)
         if name not in self._info:
+            if self.book_min_hand is not None:
+                raise MissingSubspaceError(
+                    f"tier {name} is not in the opening book {self.path.name} (it holds the tiers with "
+                    f"{self.book_min_hand} or more men in hand); solve the whole game for it: "
+                    f"{solve_command(self.rules, None, default_path(self.rules))} --whole-game"
+                )
             if ha or hb:
                 raise MissingSubspaceError(
                     f"tier {name} (men in hand) is not in {self.path} (build it with: "

@@ -1,0 +1,90 @@
+"""Whole games side by side, as the README's table "Nine Men's Morris under the old rules" shows them.
+
+    python benchmarks/game_table.py data/standard.h5 data/no-flying.h5 [--log data/no-flying.jsonl ...]
+        [--checksums-dir benchmarks/checksums]
+
+Reads each database (solved with ``morris solve --whole-game``; nothing is recomputed) and
+prints a markdown row per database: the rule set, the value of the start and its plies, how many
+of the 24 first placements win, draw and lose, the longest win or loss of any position, the
+positions, the solve's time (the tiers' own seconds summed; with ``--log``, the JSONL of ``morris
+solve --json``, its runs' own counts) and the disk. Then the share of won positions of each
+moving-phase subspace per database, the first one as the reference. With ``--checksums-dir``,
+writes ``<rule set>-whole.json`` ({tier: checksum}) there for each. Not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from solver.query import describe_game, open_database, start_position
+from solver.storage.database import Database
+from solver.storage.files import default_path
+
+
+def _disk(path: Path) -> int:
+    files = [path, *Path(str(path) + ".d").glob("*.h5")]
+    return sum(f.stat().st_size for f in files if f.exists())
+
+
+def _log_seconds(log: Path) -> float:
+    """The seconds of every run the JSONL log holds (one summary line per run or resumed run)."""
+    total = 0.0
+    for line in log.read_text().splitlines():
+        d = json.loads(line)
+        if d.get("event") == "summary":
+            total += float(d.get("seconds", 0.0))
+    return total
+
+
+def row(path: Path, log: Path | None) -> tuple[str, dict]:
+    with open_database(path, book=False) as db:
+        rules = db.rules
+        start = db.analyse(start_position(rules))
+        tiers = [db.info(*t) for t in db.tiers()]
+    counts = {v: sum(1 for m in start.moves if m.value == v) for v in ("win", "draw", "loss")}
+    longest = max(t.max_plies for t in tiers)
+    # a tier and its twin, solved together, both store the pair's seconds: counted once
+    pairs = {min(t.tier, (t.opponent, t.mover, t.opponent_hand, t.mover_hand)): t.seconds for t in tiers}
+    seconds = _log_seconds(log) if log else sum(pairs.values())
+    positions = sum(t.positions for t in tiers)
+    text = (
+        f"| `{rules.describe()}` | {describe_game(start).removeprefix('game value: ').split(' (')[0]} "
+        f"| {counts['win']} / {counts['draw']} / {counts['loss']} | {longest} | {positions:,} "
+        f"| {seconds / 60:,.1f} min | {_disk(path) / 2**30:.1f} GiB |"
+    )
+    shares = {t.name: t.win / t.positions for t in tiers if not t.placing and t.positions}
+    return text, {"rules": rules, "tiers": tiers, "shares": shares}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("dbs", nargs="+", type=Path)
+    p.add_argument("--log", type=Path, action="append", default=[], help="JSONL of the solve, one per database in order")
+    p.add_argument("--checksums-dir", type=Path)
+    args = p.parse_args()
+    logs = args.log + [None] * (len(args.dbs) - len(args.log))
+    print("| rule set | the start (White moves first) | first placements win / draw / lose | longest game (plies) | positions | solve | disk |")
+    print("|---|---|---|---:|---:|---:|---:|")
+    found = []
+    for path, log in zip(args.dbs, logs):
+        text, data = row(path, log)
+        print(text)
+        found.append(data)
+    if len(found) > 1:
+        print()
+        names = sorted(set(found[0]["shares"]).intersection(*(f["shares"] for f in found[1:])), key=lambda n: tuple(map(int, n.split("-"))))
+        print("| subspace | " + " | ".join(f"`{f['rules'].describe()}` won" for f in found) + " |")
+        print("|---|" + "---:|" * len(found))
+        for n in names:
+            print(f"| {n} | " + " | ".join(f"{f['shares'][n]:.1%}" for f in found) + " |")
+    if args.checksums_dir:
+        for f in found:
+            out = args.checksums_dir / f"{default_path(f['rules']).stem}-whole.json"
+            out.write_text(json.dumps({t.name: t.checksum for t in f["tiers"]}, indent=1, sort_keys=True) + "\n")
+            print(f"checksums written to {out}")
+
+
+if __name__ == "__main__":
+    main()

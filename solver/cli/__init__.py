@@ -17,7 +17,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import click  # noqa: E402
 
-from . import board, book, database, play, query, solve  # noqa: E402
+from . import board, book, database, play, query, serve, solve  # noqa: E402
 from .common import MorrisGroup  # noqa: E402
 
 
@@ -29,6 +29,6 @@ def main():
 
 for command in (
     board.show, board.moves, solve.solve, database.info, query.query, play.play, database.verify, solve.bench,
-    book.book,
+    book.book, serve.serve,
 ):
     main.add_command(command)

@@ -1,0 +1,154 @@
+"""The games a server answers: each database opened once, keyed by its rule set, and the blocking
+lookups the HTTP handlers hand to a thread.
+
+A game's key is the stem of its rule set's database file (``standard``, ``six``,
+``standard_flying-never``): the name a user already knows from ``data/``. Databases given with
+--db come first; the shipped opening books answer the rule sets no --db covers. A
+``MorrisDatabase`` is not thread-safe (its move buffer, its lazily built index), so every lookup
+on one takes that game's lock; different games are looked up in parallel.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import DatabaseError, MorrisError, NotationError
+from ..query import MorrisDatabase, open_database, start_position
+from ..rules.notation import format_position
+from ..storage.files import default_path, exists
+from ..tiers import tier_name
+
+MAX_POSITION_CHARS = 300  # longer than any position of any board with its hands, by far
+MAINLINE_PLIES = 200  # the mainline's default bound
+MAINLINE_MAX = 1000  # and the most a request may ask for
+
+
+class ServeError(MorrisError):
+    """Nothing to serve, or two databases for one rule set."""
+
+
+def game_key(rules) -> str:
+    """``standard``, ``six``, ``standard_flying-never``: the database file's stem."""
+    return default_path(rules).stem
+
+
+@dataclass
+class Game:
+    """One opened database (or book) and the lock that serialises its lookups."""
+
+    key: str
+    db: MorrisDatabase
+    source: str  # the database's path, or "book"
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def describe(self) -> dict:
+        """What ``GET /api`` says of the game, and what the page needs to draw its board."""
+        rules, board = self.db.rules, self.db.board
+        start = start_position(rules)
+        with self.lock:
+            tiers = self.db.tiers()
+            has_start = self.db.has(0, 0, start.hand_white, start.hand_black)
+        return {
+            "key": self.key,
+            "rules": rules.describe(),
+            "men": rules.men,
+            "board": board.name,
+            "points": list(board.points),
+            "lines": [list(line) for line in board.lines],
+            # (None for a database of the moving phase: it cannot answer the start)
+            "start": format_position(start, board) if has_start else None,
+            "source": self.source,
+            "tiers": [tier_name(t) for t in tiers],
+        }
+
+    def analyse(self, text: str) -> dict:
+        """The position's value and every move's, best first (``morris query --json``'s object,
+        with the position after each move)."""
+        with self.lock:
+            return analysis_json(self.db.analyse(text), self.db.board)
+
+    def mainline(self, text: str, max_plies: int) -> dict:
+        """The line of best play from the position: the first best move at every ply, until the
+        game ends, a drawn line comes back to a position it has passed, or ``max_plies``."""
+        with self.lock:
+            an = self.db.analyse(text)
+        head = {"position": an.board_string, "value": an.probe.value, "plies": an.probe.plies}
+        line, seen = [], {an.position}
+        end = "game over"
+        while an.moves:
+            if len(line) >= max_plies:
+                end = "bound"
+                break
+            best = an.moves[0]
+            with self.lock:  # taken per ply: a long line does not hold up other requests
+                an = self.db.analyse(best.after)
+            line.append({"move": best.notation, "value": best.value, "plies": best.plies, "after": an.board_string})
+            if an.position in seen:
+                end = "repetition"
+                break
+            seen.add(an.position)
+        return {**head, "mainline": line, "end": end}
+
+
+def analysis_json(an, board) -> dict:
+    """An ``Analysis`` as JSON: the fields and order of ``morris query --json``, plus each move's
+    ``after`` (the board string of the position it leads to)."""
+    out = {"position": an.board_string, "value": an.probe.value, "plies": an.probe.plies}
+    if an.probe.three_men_rule is not None:
+        out["three_men_rule"] = an.probe.three_men_rule
+    moves = []
+    for m in an.moves:
+        d = {"move": m.notation, "value": m.value, "plies": m.plies}
+        if m.three_men_rule is not None:
+            d["three_men_rule"] = m.three_men_rule
+        d["after"] = format_position(m.after, board)
+        moves.append(d)
+    out["moves"] = moves
+    return out
+
+
+def check_text(text: str | None) -> str:
+    """The position parameter, refused before any parsing when it is missing, too long or not
+    printable ASCII (the notation uses nothing else)."""
+    if text is None:
+        raise NotationError("missing query parameter 'position' (a board string or point lists)")
+    if len(text) > MAX_POSITION_CHARS:
+        raise NotationError(f"position too long: {len(text)} characters (at most {MAX_POSITION_CHARS})")
+    bad = next((c for c in text if not (" " <= c <= "~")), None)
+    if bad is not None:
+        raise NotationError(f"position holds the character {bad!r}; the notation is printable ASCII")
+    return text
+
+
+def open_games(db_paths: list[Path], books: bool = True) -> dict[str, Game]:
+    """Every game to serve, by key: each --db opened once (with the shipped book answering tiers
+    it lacks, unless ``books`` is off), then the shipped books of the other rule sets."""
+    from ..books import shipped_books
+
+    games: dict[str, Game] = {}
+    for path in db_paths:
+        path = Path(path)
+        if not exists(path):
+            raise DatabaseError(f"no database at {path} (build one with: morris solve --whole-game --db {path})")
+        db = open_database(path, book=books)
+        key = game_key(db.rules)
+        if key in games:
+            db.close()
+            raise ServeError(f"two databases of the rule set '{key}': {games[key].source} and {path}")
+        games[key] = Game(key, db, str(path))
+    if books:
+        for path in shipped_books():
+            db = open_database(path)
+            key = game_key(db.rules)
+            if key in games:
+                db.close()
+                continue
+            games[key] = Game(key, db, "book")
+    if not games:
+        raise ServeError(
+            "nothing to serve: no --db given and no opening book ships with this installation "
+            "(solve a game, e.g. morris solve --rules six --whole-game, then morris serve --db data/six.h5)"
+        )
+    return games

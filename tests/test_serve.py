@@ -33,7 +33,7 @@ from solver.errors import DatabaseError, MorrisError
 from solver.query import open_database, start_position
 from solver.rules.notation import Position, format_position
 from solver.serve import create_app
-from solver.serve.games import MAINLINE_MAX, MAX_POSITION_CHARS, game_key
+from solver.serve.games import MAINLINE_MAX, MAX_POSITION_CHARS, AnswerCache, game_key
 from solver.tiers import tier_name
 
 
@@ -272,6 +272,8 @@ def test_concurrent_requests_answer_as_sequential_ones(client, paths):
     jobs = [("six_men-4", p) for p in random_play(paths["six_men-4"], 30, 12, seed=6)]
     jobs += [("three", p) for p in random_play(paths["three"], 30, 8, seed=7)]
     alone = [client.get(f"/api/{k}", params={"position": p}).json() for k, p in jobs]
+    for game in client.app.state.games.values():
+        game.answers.clear()  # (else every request below would be answered from the cache)
 
     async def together():
         transport = httpx.ASGITransport(app=client.app)
@@ -328,3 +330,17 @@ def test_the_shipped_books_answer_what_no_database_covers(paths):
             assert r.status_code == 200, r.text
             assert without_after(r.json()) == query_json(paths["standard"], [start])[0]
             assert c.get("/api").json()["games"][0]["source"] == str(paths["standard"])
+
+
+def test_answers_are_kept_and_the_oldest_go_first(client, paths):
+    game = client.app.state.games["three"]
+    game.answers.clear()
+    lists = "W:b2 B:a1 w 2 2"
+    first = client.get("/api/three", params={"position": lists}).json()
+    assert game.answers.get(lists) is game.answers.get(first["position"])  # kept under both spellings
+    assert client.get("/api/three", params={"position": first["position"]}).json() == first
+    assert without_after(first) == query_json(paths["three"], [lists])[0]
+    cache = AnswerCache(size=2)
+    for text in ("a", "b", "a", "c"):
+        cache.put(text, {"position": text})
+    assert cache.get("b") is None and cache.get("a") == {"position": "a"} and cache.get("c") is not None

@@ -9,7 +9,8 @@
 Answers are JSON; every error is ``{"error": "<one line>"}`` with a 4xx status for what the
 request got wrong (400 bad input, 404 an unknown game or a tier the database lacks) and 500 only
 for the server's own failures (a damaged file). Lookups block on HDF5 and numpy, so each runs in
-the thread pool under its game's lock and the event loop keeps taking requests.
+the thread pool under its game's lock and the event loop keeps taking requests; an answer given
+before comes from the game's cache (``games.AnswerCache``) without a thread.
 """
 
 from __future__ import annotations
@@ -78,6 +79,11 @@ def create_app(db_paths: list[Path], books: bool = True) -> Starlette:
         return _json({"games": described})
 
     async def position(request: Request) -> JSONResponse:
+        game = game_of(request)
+        if not isinstance(game, JSONResponse):
+            kept = game.answers.get(request.query_params.get("position", ""))
+            if kept is not None:  # answered before: no thread needed
+                return _json(kept)
         return await lookup(request, Game.analyse)
 
     async def mainline(request: Request) -> JSONResponse:

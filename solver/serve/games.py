@@ -11,6 +11,7 @@ on one takes that game's lock; different games are looked up in parallel.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from ..tiers import tier_name
 MAX_POSITION_CHARS = 300  # longer than any position of any board with its hands, by far
 MAINLINE_PLIES = 200  # the mainline's default bound
 MAINLINE_MAX = 1000  # and the most a request may ask for
+ANSWERS_KEPT = 10_000  # answers cached per game (a few KB each)
 
 
 class ServeError(MorrisError):
@@ -34,6 +36,35 @@ def game_key(rules) -> str:
     return default_path(rules).stem
 
 
+class AnswerCache:
+    """The newest answers by the text asked, bounded (least recently used out): the positions
+    people ask about, the opening's above all, come again and again, and an answer kept costs
+    no lookup, no thread and no lock of the database. Shared by the event loop and the threads."""
+
+    def __init__(self, size: int = ANSWERS_KEPT):
+        self.size = size
+        self._answers: OrderedDict[str, dict] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, text: str) -> dict | None:
+        with self._lock:
+            answer = self._answers.get(text)
+            if answer is not None:
+                self._answers.move_to_end(text)
+            return answer
+
+    def clear(self) -> None:
+        with self._lock:
+            self._answers.clear()
+
+    def put(self, text: str, answer: dict) -> None:
+        with self._lock:
+            self._answers[text] = answer
+            self._answers.move_to_end(text)
+            while len(self._answers) > self.size:
+                self._answers.popitem(last=False)
+
+
 @dataclass
 class Game:
     """One opened database (or book) and the lock that serialises its lookups."""
@@ -42,6 +73,7 @@ class Game:
     db: MorrisDatabase
     source: str  # the database's path, or "book"
     lock: threading.Lock = field(default_factory=threading.Lock)
+    answers: AnswerCache = field(default_factory=AnswerCache)  # analyse's, read only once made
 
     def describe(self) -> dict:
         """What ``GET /api`` says of the game, and what the page needs to draw its board."""
@@ -66,8 +98,13 @@ class Game:
     def analyse(self, text: str) -> dict:
         """The position's value and every move's, best first (``morris query --json``'s object,
         with the position after each move)."""
-        with self.lock:
-            return analysis_json(self.db.analyse(text), self.db.board)
+        answer = self.answers.get(text)
+        if answer is None:
+            with self.lock:
+                answer = analysis_json(self.db.analyse(text), self.db.board)
+            self.answers.put(text, answer)
+            self.answers.put(answer["position"], answer)  # (the board string of point lists)
+        return answer
 
     def mainline(self, text: str, max_plies: int) -> dict:
         """The line of best play from the position: the first best move at every ply, until the

@@ -1,6 +1,7 @@
 """The web page of ``morris serve`` in a real browser: headless Chromium (Debian's ``chromium``,
 /usr/bin/chromium) driven by Playwright, against the real command serving two whole-game
-databases (the six board with 4 men, Three Men's Morris) on a loopback port.
+databases (the six board with 4 men, Three Men's Morris) and the standard moving phase up to 4
+men on a loopback port.
 
 Moves are played by clicking the board's points (placements, moves, a removal), pasted into the
 position field, and picked from the move list; after each, what the page shows (the position, its
@@ -61,8 +62,12 @@ def need_browser():
 
 
 @pytest.fixture(scope="module")
-def server(solved_whole):
-    paths = {SIX: solved_whole("six", ["men=4"]).path, "three": solved_whole("three").path}
+def server(solved_whole, solved_db):
+    paths = {
+        SIX: solved_whole("six", ["men=4"]).path,
+        "three": solved_whole("three").path,
+        "standard": solved_db("standard", 4),  # the moving phase alone: no start to show
+    }
     with running_server(list(paths.values())) as url:
         yield url, paths
 
@@ -220,6 +225,16 @@ def test_the_chooser_the_move_list_and_bad_input(server, page):
     page.wait_for_function("() => document.getElementById('error').textContent.includes('z9')")
     assert page.evaluate(SHOWN)["value"] == query_json(paths["three"], move["after"])["value"]
     assert parse_qs(urlsplit(page.url).query)["position"] == [move["after"]]
+    # A database of the moving phase: the empty standard board, then a pasted position.
+    page.select_option("#game", "standard")
+    page.wait_for_function("() => document.getElementById('error').textContent.includes('moving phase only')")
+    assert page.evaluate(SHOWN)["points"] == 24 and page.evaluate(SHOWN)["lines"] == 32
+    text = "W:a1,d2,g1,g4 B:a4,b4,f2,f4 b"
+    page.fill("#position", text)
+    page.press("#position", "Enter")
+    wait_for(page, query_json(paths["standard"], text)["position"])
+    check_against_query(page, paths["standard"])
+    assert parse_qs(urlsplit(page.url).query)["game"] == ["standard"]
     # A link with a bad position shows the start and says why.
     page.goto(url + "?game=three&position=WWWW")
     wait_for(page, "......... w 3 3")

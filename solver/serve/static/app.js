@@ -75,15 +75,7 @@ async function show(key, text, history) {
     data = await getJSON(`api/${encodeURIComponent(key)}?position=${encodeURIComponent(text)}`);
   } catch (e) {
     if (ticket !== state.request) return false;
-    if (state.game !== game) { // nothing of this game shown yet: its empty board, no moves
-      state.game = game;
-      state.data = { position: `${".".repeat(game.points.length)} w`, value: null, plies: null, moves: [] };
-      state.moves = [];
-      state.clicks = [];
-      $("game").value = key;
-      render();
-      $("position").value = text;
-    }
+    if (state.game !== game) showEmpty(game, text); // nothing of this game shown yet
     $("error").textContent = e.message;
     return false;
   }
@@ -102,6 +94,20 @@ async function show(key, text, history) {
   return true;
 }
 
+// The game's empty board, with no value and no moves, and ``text`` in the position field.
+function showEmpty(game, text) {
+  state.request++;
+  state.game = game;
+  state.data = { position: `${".".repeat(game.points.length)} w`, value: null, plies: null, moves: [] };
+  state.moves = [];
+  state.clicks = [];
+  $("game").value = game.key;
+  render();
+  $("position").value = text;
+}
+
+const MOVING_ONLY = "this database answers the moving phase only: paste a position";
+
 async function showAddress(history) {
   const query = new URLSearchParams(location.search);
   const keys = Object.keys(state.games);
@@ -110,8 +116,8 @@ async function showAddress(history) {
   const start = state.games[key].start; // null: the database holds the moving phase only
   const position = query.get("position") || start;
   if (position === null) {
-    await show(key, "", "none"); // the empty board, and the API's word on it
-    $("error").textContent = "this database answers the moving phase only: paste a position";
+    showEmpty(state.games[key], "");
+    $("error").textContent = MOVING_ONLY;
     return;
   }
   const shown = await show(key, position, history);
@@ -368,8 +374,13 @@ async function start() {
   }
   select.addEventListener("change", () => {
     const game = state.games[select.value];
-    if (game.start !== null) show(game.key, game.start, "push");
-    else show(game.key, "", "none").then(() => { $("error").textContent = "this database answers the moving phase only: paste a position"; });
+    if (game.start !== null) {
+      show(game.key, game.start, "push");
+    } else {
+      showEmpty(game, "");
+      $("error").textContent = MOVING_ONLY;
+      window.history.pushState(null, "", `?game=${encodeURIComponent(game.key)}`);
+    }
   });
   $("position-form").addEventListener("submit", (e) => {
     e.preventDefault();

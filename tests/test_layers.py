@@ -1,6 +1,6 @@
 """The package's layers: no import runs back up a layer, and the verifier shares no solver kernel.
 
-rules -> index -> tiers -> storage -> engine, verify, query -> play, api -> cli, with values,
+rules -> index -> tiers -> storage -> engine, verify, query, ultra -> play, api -> cli, with values,
 errors and jit below everything. Read from the source (every ``import`` and ``from ... import``,
 at module level or inside a function), so a lazy import counts too.
 """
@@ -21,7 +21,7 @@ LAYERS = [
     {"index"},
     {"tiers"},
     {"storage"},
-    {"engine", "verify", "query"},
+    {"engine", "verify", "query", "ultra"},
     {"play", "api"},
     {"cli", "__main__", "__init__"},
 ]
@@ -31,6 +31,7 @@ LEVEL = {part: i for i, layer in enumerate(LAYERS) for part in layer}
 FORBIDDEN = {
     "engine": ("solver.verify", "solver.query"),
     "query": ("solver.engine", "solver.verify"),
+    "ultra": ("solver.engine", "solver.verify", "solver.query"),
     "verify": ("solver.query", "solver.engine.kernels", "solver.engine.pair", "solver.engine.placing", "solver.engine.run"),
 }
 

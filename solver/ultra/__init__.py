@@ -1,0 +1,25 @@
+"""Ultra-strong play: the draws of a solved database ranked as Gévay and Danner's Malom ranks them.
+
+``secval`` gives each tier Malom's sector value from the strong solution's statistics; ``graph``
+collects the drawn positions and the drawing moves between them; ``ranks`` runs Malom's
+multi-valued retrograde analysis over that graph. ``docs/ultra-strong.md`` has the definitions,
+with references to Malom's source.
+"""
+
+from .graph import DrawGraph, draw_graph
+from .ranks import DrawRanks, better, database_draw_ranks, move_value, rank_draws
+from .secval import SectorValues, database_stats, sector_values, transient
+
+__all__ = [
+    "DrawGraph",
+    "DrawRanks",
+    "SectorValues",
+    "better",
+    "database_draw_ranks",
+    "database_stats",
+    "draw_graph",
+    "move_value",
+    "rank_draws",
+    "sector_values",
+    "transient",
+]

@@ -1,8 +1,8 @@
 """The package's layers: no import runs back up a layer, and the verifier shares no solver kernel.
 
-rules -> index -> tiers -> storage -> engine, verify, query, ultra -> play, api -> cli, with values,
-errors and jit below everything. Read from the source (every ``import`` and ``from ... import``,
-at module level or inside a function), so a lazy import counts too.
+rules -> index -> tiers -> storage -> engine, verify, query, ultra, books -> play, api, serve -> cli,
+with values, errors and jit below everything. Read from the source (every ``import`` and
+``from ... import``, at module level or inside a function), so a lazy import counts too.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ LAYERS = [
     {"index"},
     {"tiers"},
     {"storage"},
-    {"engine", "verify", "query", "ultra"},
-    {"play", "api"},
+    {"engine", "verify", "query", "ultra", "books"},
+    {"play", "api", "serve"},
     {"cli", "__main__", "__init__"},
 ]
 LEVEL = {part: i for i, layer in enumerate(LAYERS) for part in layer}

@@ -9,8 +9,6 @@ is the largest x it holds for. Nothing of Malom's queue order, counts or frames 
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -103,7 +101,6 @@ def test_a_rank_is_its_best_drawing_move(ranked):
     assert all(b is not None for b in best)
     assert [b for b in best] == list(zip(r.rank.tolist(), r.tempo.tolist()))
     assert np.all(r.tempo[r.rank == own] == 0)
-    assert np.all(r.depth()[r.rank != own] >= -64)  # (a depth that ran away would show here)
 
 
 def _brute_force_ranks(g, rules, values) -> np.ndarray:
@@ -158,9 +155,3 @@ def test_ranks_spread_where_twins_draw(ranked):
     # without twins every draw of six with 3 men settles in 3-3
     assert np.all(ranked[SIX3][3].rank == 0)
 
-
-def test_ranking_is_quick(ranked):
-    db, rules, g, r = ranked[FLYING4]
-    t = time.perf_counter()
-    rank_draws(g, rules, r.secvals)
-    assert time.perf_counter() - t < 5.0

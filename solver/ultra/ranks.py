@@ -10,7 +10,7 @@ and draws out where it falls short (0, and no meaning, where the rank is the own
 Internally a value is ``(rank, tempo)`` with ``tempo = depth * sign(rank - own tier's value)``:
 smaller is then always better for the side to move, whatever the tier, and a move's value for the
 mover before it is ``(-rank, -tempo + sign(-rank - mover's tier value))`` (Malom's
-``undo_negate`` after its ``corr``: eval_elem.cpp:264-267, common.h:218; docs/ultra-strong.md).
+``undo_negate`` after its ``corr``: eval_elem.cpp:155-158, common.h:218; docs/ultra-strong.md).
 """
 
 from __future__ import annotations

@@ -373,6 +373,16 @@ class MorrisDatabase:
             results[i] = self._finish(p, with_moves)
         return results
 
+    def warm_up(self) -> None:
+        """Take the compiled move generator from now on, and load it (about half a second): a
+        process that answers many lookups (``morris serve``) then pays it before its first
+        request rather than at the switch, ``PLAIN_POSITIONS`` lookups in."""
+        self._looked_up = max(self._looked_up, PLAIN_POSITIONS)
+        mg = self._movegen(1)
+        g = game_tables(self.rules)
+        mg.game_status(0, 0, 0, 0, g, self._buf)
+        mg.generate_moves(0, 0, 0, 0, g, self._buf)
+
     def _movegen(self, count: int):
         """The move generator for a batch of ``count`` positions: its source run as plain Python
         while few positions have been looked up (no numba to load: a lookup from the shell answers

@@ -174,6 +174,7 @@ def open_games(db_paths: list[Path], books: bool = True) -> dict[str, Game]:
         if key in games:
             db.close()
             raise ServeError(f"two databases of the rule set '{key}': {games[key].source} and {path}")
+        db.warm_up()  # the compiled move generator, loaded before the first request
         games[key] = Game(key, db, str(path))
     if books:
         for path in shipped_books():
@@ -182,6 +183,7 @@ def open_games(db_paths: list[Path], books: bool = True) -> dict[str, Game]:
             if key in games:
                 db.close()
                 continue
+            db.warm_up()
             games[key] = Game(key, db, "book")
     if not games:
         raise ServeError(

@@ -1,17 +1,25 @@
 """Draw ranks (``solver.ultra``): Malom's sector values, and its multi-valued retrograde analysis
-checked against a computation of the same definition by another route, on small whole games.
+checked against computations of the same definition by other routes, on small whole games.
 
-The brute force ranks each draw by fixpoints, one threshold x at a time: "the side to move can
-force a rank of at least x" is a least fixpoint where play that goes round for ever in the tier
-falls short of x (its own tier's value is below x) and a greatest one where it does not; the rank
-is the largest x it holds for. Nothing of Malom's queue order, counts or frames is used.
+- ranks by fixpoints, one threshold x at a time: "the side to move can force a rank of at least
+  x" is a least fixpoint where play that goes round for ever in the tier falls short of x (its
+  own tier's value is below x) and a greatest one where it does not; the rank is the largest x it
+  holds for. Nothing of Malom's queue order, counts or frames is used.
+- ranks and depths by negamax over the explicit graph, in Malom's own stored terms (key1 relative
+  to the tier, key2, its corr and undo_negate written out again here), iterated to a fixpoint.
+- the graph's edges against tests/reference.py's move generator, for a sample of draws.
 """
 
 from __future__ import annotations
 
+from collections import deque
+
 import numpy as np
 import pytest
 
+from reference import MoveGen
+
+from solver.index import board_index
 from solver.rules import make_rules
 from solver.storage.database import Database
 from solver.tiers import groups_in_order
@@ -101,6 +109,105 @@ def test_a_rank_is_its_best_drawing_move(ranked):
     assert all(b is not None for b in best)
     assert [b for b in best] == list(zip(r.rank.tolist(), r.tempo.tolist()))
     assert np.all(r.tempo[r.rank == own] == 0)
+
+
+def _malom_move(key1: int, key2: int, own_child: int, own_parent: int) -> tuple[int, int]:
+    """A successor's stored (key1, key2), relative to its own tier's value, as its mover's
+    candidate relative to the mover's tier: Malom's ``corr(sval_c + sval_p)`` (eval_elem.cpp:155-158,
+    the sign "magic" included) then ``undo_negate`` (common.h:218), literally. A count (key1 = 0)
+    comes through corr with key2 = 0."""
+    k = key1 + own_child + own_parent
+    d = (1 if k * key1 > 0 else -1 if k * key1 < 0 else 0) * key2
+    return -k, d + 1
+
+
+def _malom_better(x: tuple[int, int], y: tuple[int, int]) -> bool:
+    """eval_elem2::operator< (eval_elem.cpp:160-170), as y < x."""
+    if x[0] != y[0]:
+        return x[0] > y[0]
+    if x[0] < 0:
+        return x[1] > y[1]
+    if x[0] > 0:
+        return x[1] < y[1]
+    return False
+
+
+def _brute_force_pairs(g, rules, values) -> list:
+    """Malom's stored (key1, key2) of every node, key1 relative to its own tier's value and None
+    for a position left undecided (a count): negamax over the explicit graph in Malom's own terms,
+    iterated to a fixpoint one group at a time (a node recomputed whenever a child changes): a
+    value better than the own tier's (key1 > 0) as soon as a move reaches it, a worse one once
+    every move is known, a value equal to the own tier's never (it stays a count)."""
+    own = np.array([values[t] for t in g.tiers], dtype=np.int64)[g.tier_of].tolist()
+    start, children, tier_of = g.start.tolist(), g.children.tolist(), g.tier_of.tolist()
+    parents = [[] for _ in range(g.nodes)]
+    for v in range(g.nodes):
+        for c in children[start[v] : start[v + 1]]:
+            parents[c].append(v)
+    val: list = [None] * g.nodes
+    final = [False] * g.nodes
+    tier_index = {t: i for i, t in enumerate(g.tiers)}
+    for group in groups_in_order(rules, g.tiers):
+        inside = {tier_index[t] for t in group.tiers if t in tier_index}
+        nodes = [v for v in range(g.nodes) if tier_of[v] in inside]
+        work, queued = deque(nodes), set(nodes)
+        while work:
+            v = work.popleft()
+            queued.discard(v)
+            best, missing = None, False
+            for c in children[start[v] : start[v + 1]]:
+                if val[c] is None and not final[c]:
+                    missing = True
+                    continue
+                key1, key2 = val[c] if val[c] is not None else (0, 0)
+                x = _malom_move(key1, key2, own[c], own[v])
+                if best is None or _malom_better(x, best):
+                    best = x
+            new = best if best is not None and (best[0] > 0 or not missing) else None
+            if new is not None and new[0] == 0:
+                new = None
+            if new != val[v]:
+                val[v] = new
+                for p in parents[v]:
+                    if tier_of[p] in inside and p not in queued:
+                        work.append(p)
+                        queued.add(p)
+        for v in nodes:
+            final[v] = True
+    return val
+
+
+def test_ranks_and_depths_equal_a_negamax_in_malom_terms(ranked):
+    """Our (rank, tempo) against Malom's own representation, computed by another route: where
+    the negamax decides a position its key1 and key2 are rank minus the own tier's value and
+    ``depth()``; where it leaves a count, the rank is the own tier's value."""
+    for key, (db, rules, g, r) in ranked.items():
+        brute = _brute_force_pairs(g, rules, r.secvals.values)
+        own, depth = r.own_value(), r.depth()
+        ours = [None if rk == o else (rk - o, int(d)) for rk, o, d in zip(r.rank.tolist(), own.tolist(), depth.tolist())]
+        assert brute == ours, key
+
+
+def test_draw_graph_equals_the_reference_move_generator(ranked):
+    """The graph's edges for a sample of draws of every tier, against tests/reference.py's own
+    move generation (no symmetry, no numba): the same drawn successors."""
+    db, rules, g, r = ranked[FLYING4]
+    gen, ix = MoveGen(rules), board_index(rules.board)
+    rng = np.random.default_rng(22)
+    checked = 0
+    for i, (a, b, ha, hb) in enumerate(g.tiers):
+        lo, hi = int(g.offset[i]), int(g.offset[i + 1])
+        for v in rng.choice(np.arange(lo, hi), size=min(40, hi - lo), replace=False) if hi > lo else []:
+            mover, opp = ix.unrank(a, b, int(g.slots[i][v - lo]))
+            want = set()
+            for m2, o2 in gen.moves(mover, opp, ha):
+                h2 = ha - (m2.bit_count() - mover.bit_count()) if ha else 0
+                t = (o2.bit_count(), m2.bit_count(), hb, h2)
+                want.add(g.node(t, ix.rank(o2, m2)) if t in g.tiers else -1)
+            want.discard(-1)
+            assert set(g.children[g.start[v] : g.start[v + 1]].tolist()) == want, ((a, b, ha, hb), mover, opp)
+            checked += 1
+    assert checked > 400
 
 
 def _brute_force_ranks(g, rules, values) -> np.ndarray:

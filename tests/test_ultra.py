@@ -23,7 +23,7 @@ from solver.index import board_index
 from solver.rules import make_rules
 from solver.storage.database import Database
 from solver.tiers import groups_in_order
-from solver.ultra import better, database_stats, draw_graph, move_value, rank_draws, sector_values
+from solver.ultra import NO_RANK, better, database_stats, draw_graph, move_value, rank_draws, sector_values
 
 # Six Men's Morris with 4 men and flying: twins (3-4 and 4-3) full of draws, so ranks spread over
 # several tiers' values; and 3 men, where every draw settles in 3-3.
@@ -80,8 +80,15 @@ def test_ranks_cover_the_draws_and_nothing_else(ranked):
         before = {info.name: info.checksum for info in db.tiers()}
         for t in g.tiers:
             slots, rank, depth = r.tier_arrays(t)
-            assert np.array_equal(slots, np.flatnonzero(db.values(*t) == 0))
+            values = db.values(*t)
+            assert np.array_equal(slots, np.flatnonzero(values == 0))
             assert rank.shape == depth.shape == slots.shape
+            full_rank, full_depth = r.slot_arrays(t, values.size)
+            assert full_rank.dtype == full_depth.dtype == np.int16
+            assert np.array_equal(full_rank[slots], rank) and np.array_equal(full_depth[slots], depth)
+            assert np.all(full_rank[values != 0] == NO_RANK) and np.all(full_depth[values != 0] == 0)
+            for v in np.unique(rank):  # every rank names the tier the draw settles in
+                assert r.secvals.tiers_worth(int(v))
         assert {info.name: info.checksum for info in Database(db.path).tiers()} == before
 
 

@@ -7,10 +7,11 @@ with references to Malom's source.
 """
 
 from .graph import DrawGraph, draw_graph
-from .ranks import DrawRanks, better, database_draw_ranks, move_value, rank_draws
+from .ranks import NO_RANK, DrawRanks, better, database_draw_ranks, move_value, rank_draws
 from .secval import SectorValues, database_stats, sector_values, transient
 
 __all__ = [
+    "NO_RANK",
     "DrawGraph",
     "DrawRanks",
     "SectorValues",

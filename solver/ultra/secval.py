@@ -26,6 +26,12 @@ class SectorValues:
     virt_win: int
     ratios: dict[Tier, float]  # the share of the tier, minus 0.5, that the values rank
 
+    def tiers_worth(self, value: int) -> list[Tier]:
+        """The tiers whose value is ``value``: where a draw of that rank settles, from the side to
+        move's view (one tier, except 0: the symmetric tiers that cycle, and maybe one with men in
+        hand)."""
+        return sorted(t for t, v in self.values.items() if v == value)
+
     def secval_text(self, order: list[Tier] | None = None) -> str:
         """The values in Malom's ``.secval`` text format (Analyzer.cpp:401-407), in ``order``
         (default: ascending ratio, the order Malom writes)."""

@@ -23,7 +23,7 @@ from solver.index import board_index
 from solver.rules import make_rules
 from solver.storage.database import Database
 from solver.tiers import groups_in_order
-from solver.ultra import NO_RANK, better, database_stats, draw_graph, move_value, rank_draws, sector_values
+from solver.ultra import NO_RANK, better, database_stats, draw_graph, move_value, rank_draws, rank_draws_plain, sector_values
 
 # Six Men's Morris with 4 men and flying: twins (3-4 and 4-3) full of draws, so ranks spread over
 # several tiers' values; and 3 men, where every draw settles in 3-3.
@@ -90,6 +90,12 @@ def test_ranks_cover_the_draws_and_nothing_else(ranked):
             for v in np.unique(rank):  # every rank names the tier the draw settles in
                 assert r.secvals.tiers_worth(int(v))
         assert {info.name: info.checksum for info in Database(db.path).tiers()} == before
+
+
+def test_the_kernel_equals_the_plain_analysis(ranked):
+    for db, rules, g, r in ranked.values():
+        plain = rank_draws_plain(g, rules, r.secvals)
+        assert np.array_equal(plain.rank, r.rank) and np.array_equal(plain.tempo, r.tempo)
 
 
 def _bellman(g, r):

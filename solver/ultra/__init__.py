@@ -7,7 +7,7 @@ with references to Malom's source.
 """
 
 from .graph import DrawGraph, draw_graph
-from .ranks import NO_RANK, DrawRanks, better, database_draw_ranks, move_value, rank_draws
+from .ranks import NO_RANK, DrawRanks, better, database_draw_ranks, move_value, rank_draws, rank_draws_plain
 from .secval import SectorValues, database_stats, sector_values, transient
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "draw_graph",
     "move_value",
     "rank_draws",
+    "rank_draws_plain",
     "sector_values",
     "transient",
 ]

@@ -11,6 +11,9 @@ Internally a value is ``(rank, tempo)`` with ``tempo = depth * sign(rank - own t
 smaller is then always better for the side to move, whatever the tier, and a move's value for the
 mover before it is ``(-rank, -tempo + sign(-rank - mover's tier value))`` (Malom's
 ``undo_negate`` after its ``corr``: eval_elem.cpp:155-158, common.h:218; docs/ultra-strong.md).
+
+``rank_draws_plain`` is the analysis in plain Python, the one to read; ``rank_draws`` runs the same
+steps in a numba kernel (``kernels.rank_groups``), and the tests hold the two equal.
 """
 
 from __future__ import annotations
@@ -95,7 +98,28 @@ def _parents(g: DrawGraph) -> tuple[np.ndarray, np.ndarray]:
     return rstart, src[order]
 
 
-def rank_draws(g: DrawGraph, rules: RuleSet, secvals: SectorValues) -> DrawRanks:
+def rank_draws(g: DrawGraph, rules: RuleSet, secvals: SectorValues, plain: bool = False) -> DrawRanks:
+    """Every draw's (rank, tempo): ``rank_draws_plain``'s analysis, by default in one numba kernel
+    (``kernels.rank_groups``) over the graph's arrays; ``plain`` runs the Python version."""
+    if plain:
+        return rank_draws_plain(g, rules, secvals)
+    from .kernels import rank_groups
+
+    value_of = np.array([secvals.values[t] for t in g.tiers], dtype=np.int64)
+    tier_index = {t: i for i, t in enumerate(g.tiers)}
+    groups = [[tier_index[t] for t in grp.tiers if t in tier_index] for grp in groups_in_order(rules, g.tiers)]
+    group_tiers = np.array([i for grp in groups for i in grp], dtype=np.int64)
+    group_start = np.zeros(len(groups) + 1, dtype=np.int64)
+    group_start[1:] = np.cumsum([len(grp) for grp in groups])
+    rstart, parents = _parents(g)
+    rank = value_of[g.tier_of].copy()
+    tempo = np.zeros(g.nodes, dtype=np.int64)
+    tier_of = g.tier_of.astype(np.int64)
+    rank_groups(g.offset, tier_of, g.start, g.children, rstart, parents, value_of, group_tiers, group_start, rank, tempo)
+    return DrawRanks(g, secvals, rank, tempo)
+
+
+def rank_draws_plain(g: DrawGraph, rules: RuleSet, secvals: SectorValues) -> DrawRanks:
     """Every draw's (rank, tempo), one group of tiers at a time in the order they were solved
     (a tier with its twin where moves cycle), as Malom's ``solve`` does a work unit
     (retrograde.cpp:76-192): the group's draws start undecided with a count of their drawing

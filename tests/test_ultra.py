@@ -26,16 +26,18 @@ from solver.tiers import groups_in_order
 from solver.ultra import NO_RANK, better, database_stats, draw_graph, move_value, rank_draws, rank_draws_plain, sector_values
 
 # Six Men's Morris with 4 men and flying: twins (3-4 and 4-3) full of draws, so ranks spread over
-# several tiers' values; and 3 men, where every draw settles in 3-3.
+# several tiers' values. Three Men's Morris and the standard board with 3 men: no twins, every
+# draw settles in 3-3, and a tier with men in hand shares 3-3's value 0.
 FLYING4 = ("six", ("men=4", "flying=at-3"))
-SIX3 = ("six", ("men=3",))
+THREE = ("three", ())
+STD3 = ("standard", ("men=3",))
 
 
 @pytest.fixture(scope="module")
 def ranked(solved_whole):
     """{game: (database, rules, graph, ranks)}, built once."""
     out = {}
-    for rule_set, options in (FLYING4, SIX3):
+    for rule_set, options in (FLYING4, THREE, STD3):
         db = Database(solved_whole(rule_set, options).path)
         rules = db.rules
         secvals = sector_values(rules, database_stats(db))
@@ -272,6 +274,6 @@ def test_ranks_spread_where_twins_draw(ranked):
     assert set(np.unique(rank).tolist()) == {sv[(3, 4, 0, 0)], 0, sv[(4, 3, 0, 0)]}
     _, rank3, depth3 = r.tier_arrays((3, 3, 0, 0))
     assert np.all(rank3 == 0) and np.all(depth3 == 0)  # 3-3 leads nowhere but 3-3 among draws
-    # without twins every draw of six with 3 men settles in 3-3
-    assert np.all(ranked[SIX3][3].rank == 0)
+    # without twins every draw settles in 3-3
+    assert np.all(ranked[THREE][3].rank == 0) and np.all(ranked[STD3][3].rank == 0)
 

@@ -105,6 +105,10 @@ MOVE = 4
 MISSED = -1  # expected value of a position with a successor in a tier the caller did not load
 PIECE = 1 << 14  # slots of the twin walked by one work item (a run, or a piece of a long one)
 NO_WIN = 1 << 20  # ``_fold``'s quickest win while there is none: above every code, DUP's win too
+# ``_expected_placing``'s memo entry: the quickest win (bits 0-20, NO_WIN included), the longest
+# loss (21-37), a draw (38), and from bit MEMO_STAMP the mark of the run that wrote it: one int64
+# an entry, so that a block's memo stays in the core's cache.
+MEMO_STAMP = 39
 PIPE = 32  # positions of the walk judged together; their own slots are asked for a batch ahead
 
 
@@ -220,7 +224,7 @@ def _expected_placing(m, cm, o, hb, rep_o, syms, nsyms, run, succ, g, ix):
     place (C(e_t, t + 2)). Where it closes a mill and o has removable men, it leads instead to
     (o - q, m + fp[j]) for each of them (``_removal_setup``: nq of them, set up once per run):
     the best of those depends on m + fp[j] alone, and is kept in ``memo`` under its colex rank
-    for the other m of the run that lack one man of its mill (``stamp``: which run wrote it)."""
+    for the other m of the run that lack one man of its mill (``stamp[0]``: the run's mark)."""
     over = _game_over(m, o, g)
     if over >= 0:
         return over
@@ -255,7 +259,8 @@ def _expected_placing(m, cm, o, hb, rep_o, syms, nsyms, run, succ, g, ix):
         m2 = m | (1 << p)
         key = low[t] + binom[j, t + 1] + high[t]  # the colex rank of cm + j
         if nq > 0 and mills_formed(m2, p, g.point_mills) > 0:
-            if stamp[key] != stamp[-1]:
+            e = memo[key]
+            if e >> MEMO_STAMP != stamp[0]:
                 bw, wl, dr = NO_WIN, 0, False
                 for i in range(nq):
                     if b - 1 + hb < 3:
@@ -266,11 +271,11 @@ def _expected_placing(m, cm, o, hb, rep_o, syms, nsyms, run, succ, g, ix):
                             return MISSED
                         sv = np.int64(take[s])
                     bw, wl, dr = _fold(sv, bw, wl, dr)
-                memo[key, 0], memo[key, 1], memo[key, 2] = bw, wl, dr
-                stamp[key] = stamp[-1]
-            win = min(win, memo[key, 0])
-            loss = max(loss, memo[key, 1])
-            draw |= memo[key, 2] != 0
+                e = (stamp[0] << MEMO_STAMP) | (np.int64(dr) << 38) | (wl << 21) | bw
+                memo[key] = e
+            win = min(win, e & ((1 << 21) - 1))
+            loss = max(loss, (e >> 21) & ((1 << 17) - 1))
+            draw |= (e >> 38) & 1 != 0
             continue
         if nsyms == 1:
             s = rep_o * per0 + key
@@ -361,8 +366,8 @@ def verify_tier_walk(a, b, ha, hb, i0, i1, nblocks, values, succ, g, ix, bad, ma
         qn = np.empty(n, dtype=np.int64)
         qmc = np.empty(n, dtype=np.int64)
         qrep = np.empty(n, dtype=np.int64)
-        memo = np.empty((memo_size, 3), dtype=np.int64)
-        stamp = np.zeros(memo_size + 1, dtype=np.int64)  # the last: the current run's mark
+        memo = np.zeros(memo_size, dtype=np.int64)  # ``_expected_placing``'s best removals, packed
+        stamp = np.zeros(1, dtype=np.int64)  # the current run's mark in ``memo``
         low = np.empty(n + 1, dtype=np.int64)
         high = np.empty(n + 1, dtype=np.int64)
         for item in range(i0 + c * items // nblocks, i0 + (c + 1) * items // nblocks):
@@ -375,7 +380,10 @@ def verify_tier_walk(a, b, ha, hb, i0, i1, nblocks, values, succ, g, ix, bad, ma
             nq = 0
             if fast:
                 nq = _removal_setup(o, removable_men(o, g.mill_masks, g.opts[OPT_FORFEIT]), qsyms, qn, qmc, qrep, ix)
-                stamp[-1] += 1
+                stamp[0] += 1
+                if stamp[0] >= 1 << (63 - MEMO_STAMP):  # (never at 24 points: a block has fewer runs)
+                    memo[:] = 0
+                    stamp[0] = 1
             run = (fp, nfree, nq, qsyms, qn, qmc, qrep, memo, stamp, low, high)
             cm = colex_unrank(j0, n - b, a, binom)  # the j0-th set of a among the free points
             k = 0

@@ -40,7 +40,7 @@ def build(db_path, rules_name, options, min_hand, out, as_json):
     if min_hand is None:
         min_hand = 9 if rules.men >= 9 else 0
     out = out or BOOK_DIR / book_file_name(rules)
-    summary = build_book(path, out, min_hand, progress=None if as_json else lambda name: click.echo(f"  {name}", err=True))
+    summary = build_book(path, out, min_hand)
     verify_book(out, path)  # raises on any difference
     summary.update(book=str(out), verified=True)
     if as_json:

@@ -258,7 +258,11 @@ def test_the_board_at_a_terminal(dbs):
         ("six", ["--as", "red", "W:a1,a3,a5 B:e1,e3,e5 w"], 2, "'red' is not one of"),
     ],
 )
-def test_what_play_cannot_answer_is_one_line(dbs, tmp_path, which, args, status, needle):
+def test_what_play_cannot_answer_is_one_line(dbs, tmp_path, monkeypatch, which, args, status, needle):
+    import solver.books
+
+    # no opening book to borrow from (the package ships six's whole game): the database alone
+    monkeypatch.setattr(solver.books, "BOOK_DIR", tmp_path)
     db = tmp_path / "none.h5" if which == "missing" else dbs[which]
     res = cli("play", "--db", db, *args, input="")
     assert res.exit_code == status, res.output

@@ -315,14 +315,12 @@ def test_the_shipped_books_answer_what_no_database_covers(paths):
     for path in shipped_books():
         with open_database(path) as db:
             shipped[game_key(db.rules)] = path
-    if not shipped:
-        with pytest.raises(MorrisError, match="nothing to serve"):
-            create_app([], books=True)
-        return
+    assert {"standard", "six", "three"} <= set(shipped)
     with TestClient(create_app([paths["three"]], books=True)) as c:
         games = {g["key"]: g for g in c.get("/api").json()["games"]}
+        # three's --db covers its rule set: its book is not a game of its own
         assert set(games) == {"three", *shipped} and games["three"]["source"] == str(paths["three"])
-        assert all(games[k]["source"] == "book" for k in shipped)
+        assert all(games[k]["source"] == "book" for k in shipped if k != "three")
     if "standard" in shipped:  # the 4-men moving phase, and the book's start
         start = "........................ w 9 9"
         with TestClient(create_app([paths["standard"]], books=True)) as c:

@@ -166,6 +166,23 @@ class Analysis:
     probe: Probe
     moves: tuple[MoveValue, ...]
 
+    def as_dict(self, board=None) -> dict:
+        """The JSON object of ``morris query --json``; given the ``board``, each move also
+        carries ``after``, the board string of the position it leads to (``morris serve``)."""
+        out = {"position": self.board_string, "value": self.probe.value, "plies": self.probe.plies}
+        if self.probe.three_men_rule is not None:
+            out["three_men_rule"] = self.probe.three_men_rule
+        moves = []
+        for m in self.moves:
+            d = {"move": m.notation, "value": m.value, "plies": m.plies}
+            if m.three_men_rule is not None:
+                d["three_men_rule"] = m.three_men_rule
+            if board is not None:
+                d["after"] = format_position(m.after, board)
+            moves.append(d)
+        out["moves"] = moves
+        return out
+
     @property
     def best_moves(self) -> tuple[MoveValue, ...]:
         if not self.moves:

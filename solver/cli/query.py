@@ -27,20 +27,6 @@ def _value_text(value: str, plies: int | None) -> str:
     return f"{value} in {plies}"
 
 
-def _as_json(an) -> dict:
-    out = {"position": an.board_string, "value": an.probe.value, "plies": an.probe.plies}
-    if an.probe.three_men_rule is not None:
-        out["three_men_rule"] = an.probe.three_men_rule
-    moves = []
-    for m in an.moves:
-        d = {"move": m.notation, "value": m.value, "plies": m.plies}
-        if m.three_men_rule is not None:
-            d["three_men_rule"] = m.three_men_rule
-        moves.append(d)
-    out["moves"] = moves
-    return out
-
-
 def _as_text(an, board) -> str:
     side = "White" if an.position.side == "w" else "Black"
     lines = [draw(board, an.position), an.board_string]
@@ -106,7 +92,7 @@ def query(db_path, rules_name, options, as_json, positions):
                         click.echo(json.dumps({"input": text, "error": str(an)}))
                     continue
                 if as_json:
-                    click.echo(json.dumps(_as_json(an)))
+                    click.echo(json.dumps(an.as_dict()))
                 else:
                     if not first:
                         click.echo()

@@ -101,7 +101,7 @@ class Game:
         answer = self.answers.get(text)
         if answer is None:
             with self.lock:
-                answer = analysis_json(self.db.analyse(text), self.db.board)
+                answer = self.db.analyse(text).as_dict(self.db.board)
             self.answers.put(text, answer)
             self.answers.put(answer["position"], answer)  # (the board string of point lists)
         return answer
@@ -127,23 +127,6 @@ class Game:
                 break
             seen.add(an.position)
         return {**head, "mainline": line, "end": end}
-
-
-def analysis_json(an, board) -> dict:
-    """An ``Analysis`` as JSON: the fields and order of ``morris query --json``, plus each move's
-    ``after`` (the board string of the position it leads to)."""
-    out = {"position": an.board_string, "value": an.probe.value, "plies": an.probe.plies}
-    if an.probe.three_men_rule is not None:
-        out["three_men_rule"] = an.probe.three_men_rule
-    moves = []
-    for m in an.moves:
-        d = {"move": m.notation, "value": m.value, "plies": m.plies}
-        if m.three_men_rule is not None:
-            d["three_men_rule"] = m.three_men_rule
-        d["after"] = format_position(m.after, board)
-        moves.append(d)
-    out["moves"] = moves
-    return out
 
 
 def check_text(text: str | None) -> str:

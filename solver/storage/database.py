@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import zlib
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,9 @@ from .files import (
     subspaces_group,
     v1_parts,
 )
+
+
+KEPT_CHUNKS = 2048  # inflated chunks kept by read_slots (128 KiB each for the databases: 256 MiB)
 
 
 @dataclass
@@ -80,6 +84,7 @@ class Database:
         self._pending: dict[str, Path] = {}  # subspace files not read yet, by subspace name
         self._handles: dict[Path, h5py.File] = {}
         self.book_min_hand: int | None = None  # the path is an opening book (``solver.books``)
+        self._chunks: OrderedDict[tuple[str, int], np.ndarray] = OrderedDict()  # inflated, most recent last
         if not exists(self.path):
             if must_exist:
                 raise DatabaseError(f"no database at {self.path} (build one with: {solve_command(rules, None, self.path)})")
@@ -224,6 +229,9 @@ class Database:
         slots = np.asarray(slots, dtype=np.int64)
         if slots.size == 0:
             return np.zeros(0, dtype=np.uint16)
+        got = self._read_by_chunks(subspace_name(a, b, ha, hb), ds, slots)
+        if got is not None:
+            return got
         order = np.argsort(slots)
         uniq, inverse = np.unique(slots[order], return_inverse=True)
         try:
@@ -235,7 +243,39 @@ class Database:
         out[order] = got[inverse]
         return out
 
+    def _read_by_chunks(self, name: str, ds: h5py.Dataset, slots: np.ndarray) -> np.ndarray | None:
+        """The values at ``slots``, each chunk they fall in read raw and inflated by ISA-L
+        (``chunks.read_chunk``), the last ``KEPT_CHUNKS`` kept; None where the dataset's layout
+        is another (HDF5 reads it then)."""
+        if not chunks.direct(ds):
+            return None
+        size = ds.chunks[0]
+        if slots.min() < 0 or slots.max() >= ds.shape[0]:
+            raise IndexError(f"slot outside subspace {name}")
+        out = np.empty(slots.shape[0], dtype=ds.dtype)
+        which = slots // size
+        for c in np.unique(which):
+            key = (name, int(c))
+            chunk = self._chunks.get(key)
+            if chunk is None:
+                try:
+                    chunk = chunks.read_chunk(ds, int(c) * size)
+                except (OSError, ValueError) as e:
+                    info = self._info[name]
+                    raise DatabaseError(f"subspace {name} in {info.file} is corrupt: {e}") from None
+                if chunk is None:
+                    return None
+                self._chunks[key] = chunk
+                if len(self._chunks) > KEPT_CHUNKS:
+                    self._chunks.popitem(last=False)
+            else:
+                self._chunks.move_to_end(key)
+            at = which == c
+            out[at] = chunk[slots[at] - int(c) * size]
+        return out
+
     def close(self) -> None:
+        self._chunks.clear()
         for h in self._handles.values():
             h.close()
         self._handles.clear()

@@ -20,9 +20,12 @@ Positions are probed from the side to move: the tier is (men of the side to move
 men of the opponent on the board, men in hand of each), and the successors of a move lie in the
 opponent's view. A database of the moving phase answers positions with no men in hand; one
 solved with ``--whole-game`` answers the placing phase too. A position in a tier the database
-lacks raises ``MissingSubspaceError``, naming the tier and the command that builds it. Opening reads only the file's header and catalogue; a probe reads one value
-through HDF5's chunk cache, and the ``*_many`` methods read the values of many positions with one
-read per subspace.
+lacks raises ``MissingSubspaceError``, naming the tier and the command that builds it; the
+package's opening book of the rule set (``solver.books``) answers the tiers it holds where the
+database lacks them, or stands in where there is none. Opening reads only the file's header and
+catalogue; a probe reads the chunk its value lies in (``Database.read_slots``: inflated by ISA-L,
+the last ones kept), and the ``*_many`` methods read the values of many positions with one read
+per subspace.
 
 A few lookups load no numba (about a second of a process's start): the moves come from the move
 generator's source run as plain Python (``plain_movegen``), the slots from numpy and the board's

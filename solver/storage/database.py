@@ -74,7 +74,8 @@ class Database:
 
     Files are opened per read and closed again, so a database object is cheap and never holds a
     subspace in memory unless asked for its whole values (``values``); ``read_slots`` reads
-    single values through HDF5's chunk cache.
+    single values a chunk at a time, keeping the last ``KEPT_CHUNKS`` inflated chunks (up to
+    256 MiB). ``add_book`` answers from an opening book the tiers the database lacks.
     """
 
     def __init__(self, path: str | os.PathLike, rules: RuleSet | None = None, must_exist: bool = True):

@@ -36,6 +36,16 @@ def _push(heap, c, pt, rank, tempo, value_of, seq):
 
 
 @nb.njit(cache=True)
+def _push_once(heap, c, pt, k, marked, rank, tempo, value_of, seq):
+    """``_push`` node c for tier pt unless group k has already queued it for that tier."""
+    key = k * value_of.shape[0] + pt
+    if marked[c] == key:
+        return seq
+    marked[c] = key
+    return _push(heap, c, pt, rank, tempo, value_of, seq)
+
+
+@nb.njit(cache=True)
 def rank_groups(offset, tier_of, start, children, rstart, parents, value_of, group_tiers, group_start, rank, tempo):
     """Every node's (rank, tempo), group by group: ``group_tiers[group_start[k]:group_start[k+1]]``
     are the tier indices of the k-th group, in solving order. ``rank`` comes in as each node's
@@ -58,11 +68,7 @@ def rank_groups(offset, tier_of, start, children, rstart, parents, value_of, gro
                     c = children[e]
                     if in_group[tier_of[c]]:
                         continue
-                    key = k * value_of.shape[0] + i
-                    if marked[c] == key:
-                        continue
-                    marked[c] = key
-                    seq = _push(heap, c, i, rank, tempo, value_of, seq)
+                    seq = _push_once(heap, c, i, k, marked, rank, tempo, value_of, seq)
         while len(heap) > 0:
             item = heapq.heappop(heap)
             c, pt = item[3], item[4]
@@ -85,10 +91,6 @@ def rank_groups(offset, tier_of, start, children, rstart, parents, value_of, gro
                     tq = tier_of[q]
                     if not in_group[tq]:
                         continue
-                    key = k * value_of.shape[0] + tq
-                    if marked[p] == key:
-                        continue
-                    marked[p] = key
-                    seq = _push(heap, p, tq, rank, tempo, value_of, seq)
+                    seq = _push_once(heap, p, tq, k, marked, rank, tempo, value_of, seq)
         for i in tiers:
             in_group[i] = False

@@ -2,7 +2,7 @@
 
 One module per command group, each defining plain click commands that are added to the group
 here: ``board`` (show, moves), ``solve`` (solve, bench), ``database`` (info, verify), ``query``,
-``play`` and ``book`` (build, verify, list). Errors are handled once, in ``common.MorrisGroup``: one line on standard error,
+``play``, ``rank`` and ``book`` (build, verify, list). Errors are handled once, in ``common.MorrisGroup``: one line on standard error,
 never a traceback.
 """
 
@@ -17,7 +17,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import click  # noqa: E402
 
-from . import board, book, database, play, query, serve, solve  # noqa: E402
+from . import board, book, database, play, query, rank, serve, solve  # noqa: E402
 from .common import MorrisGroup  # noqa: E402
 
 
@@ -29,6 +29,6 @@ def main():
 
 for command in (
     board.show, board.moves, solve.solve, database.info, query.query, play.play, database.verify, solve.bench,
-    book.book, serve.serve,
+    book.book, serve.serve, rank.rank,
 ):
     main.add_command(command)

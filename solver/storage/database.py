@@ -86,6 +86,9 @@ class Database:
         self._handles: dict[Path, h5py.File] = {}
         self.book_min_hand: int | None = None  # the path is an opening book (``solver.books``)
         self._chunks: OrderedDict[tuple[str, int], np.ndarray] = OrderedDict()  # inflated, most recent last
+        self._ultra_attrs: dict = {}  # the main file's draw-rank attributes (``storage.ranks``)
+        self._secvals = None  # parsed from them on first use
+        self._from_book: set[str] = set()  # tiers add_book answers
         if not exists(self.path):
             if must_exist:
                 raise DatabaseError(f"no database at {self.path} (build one with: {solve_command(rules, None, self.path)})")
@@ -95,6 +98,7 @@ class Database:
             with open_h5(self.path) as f:
                 stored = check_header(f, self.path, self.rules)
                 self.rules = self.rules or stored
+                self._ultra_attrs = {k: f.attrs[k] for k in f.attrs if k.startswith("ultra_")}
                 if int(f.attrs.get("book", 0)) == 1:
                     self.book_min_hand = int(f.attrs["book_min_hand"])
                 group = subspaces_group(f, self.path)
@@ -157,6 +161,7 @@ class Database:
             for name in group:
                 if name not in self._info and name not in self._pending:
                     self._add(name, group[name], path)
+                    self._from_book.add(name)
                     added += 1
         return added
 
@@ -274,6 +279,53 @@ class Database:
             at = which == c
             out[at] = chunk[slots[at] - int(c) * size]
         return out
+
+    # -- draw ranks (ultra-strong play; storage.ranks) ---------------------------------------------
+    def ranks_state(self) -> str:
+        """"ranked", "none" (never ranked) or "stale" (ranked over other tiers than it holds now)."""
+        text = self._ultra_attrs.get("ultra_secval")
+        if text is None:
+            return "none"
+        own = {parse_tier(n) for n in {*self._info, *self._pending} if n not in self._from_book}
+        return "ranked" if set(self.secvals().values) == own else "stale"
+
+    def secvals(self):
+        """The sector values the ranks were computed with (``ultra.secval.SectorValues``), or None."""
+        text = self._ultra_attrs.get("ultra_secval")
+        if text is None:
+            return None
+        if self._secvals is None:
+            from ..ultra.secval import parse_secval
+
+            try:
+                self._secvals = parse_secval(str(text))
+            except ValueError as e:
+                raise DatabaseError(f"{self.path}: its ultra_secval attribute is damaged ({e})") from None
+        return self._secvals
+
+    def ranks_attrs(self) -> dict:
+        """The main file's ``ultra_*`` attributes (empty where the database has no ranks)."""
+        return dict(self._ultra_attrs)
+
+    def rank_group(self, a: int, b: int, ha: int = 0, hb: int = 0) -> h5py.Group:
+        """``/ultra/<name>`` of the tier: its ``rank`` and ``depth`` datasets and their attrs."""
+        from .ranks import read_tier_ranks
+
+        info = self.info(a, b, ha, hb)
+        return read_tier_ranks(self._file(info.file), info.name, info.file)
+
+    def read_ranks(self, a: int, b: int, slots: np.ndarray, ha: int = 0, hb: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """(rank, depth) at ``slots`` of the tier (int16; ``ranks.NO_RANK`` and 0 where no draw)."""
+        group = self.rank_group(a, b, ha, hb)
+        slots = np.asarray(slots, dtype=np.int64)
+        if slots.size == 0:
+            return np.zeros(0, dtype=np.int16), np.zeros(0, dtype=np.int16)
+        uniq, inverse = np.unique(slots, return_inverse=True)
+        try:
+            return group["rank"][uniq][inverse], group["depth"][uniq][inverse]
+        except OSError as e:
+            info = self.info(a, b, ha, hb)
+            raise DatabaseError(f"the ranks of tier {info.name} in {info.file} are corrupt: {e}") from None
 
     def close(self) -> None:
         self._chunks.clear()

@@ -264,12 +264,21 @@ def main_file(path: Path) -> tuple[int | None, str | None, dict[str, str | None]
         return int(f.attrs["format_version"]), str(f.attrs.get("created", "")) or None, links
 
 
-def write_main(path: Path, rules: RuleSet, created: str | None) -> None:
-    """A new main file linking every subspace file in ``X.h5.d/``, renamed over the old one."""
+def write_main(path: Path, rules: RuleSet, created: str | None, extra: dict | None = None) -> None:
+    """A new main file linking every subspace file in ``X.h5.d/``, renamed over the old one. The
+    old file's draw-rank attributes (``ultra_*``, ``storage.ranks``) are kept, ``extra``'s written
+    in their place when given."""
     names = sorted(subspace_files(path))
+    if extra is None:
+        extra = {}
+        if path.exists():
+            with open_h5(path) as old:
+                extra = {k: v for k, v in old.attrs.items() if k.startswith("ultra_")}
 
     def fill(f: h5py.File) -> None:
         _write_header(f, rules, created)
+        for key, value in extra.items():
+            f.attrs[key] = value
         for name in names:
             f["subspaces"][name] = h5py.ExternalLink(link_target(path, name), f"/subspaces/{name}")
 

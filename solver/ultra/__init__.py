@@ -2,26 +2,39 @@
 
 ``secval`` gives each tier Malom's sector value from the strong solution's statistics; ``graph``
 collects the drawn positions and the drawing moves between them; ``ranks`` runs Malom's
-multi-valued retrograde analysis over that graph. ``docs/ultra-strong.md`` has the definitions,
-with references to Malom's source.
+multi-valued retrograde analysis over that graph; ``store`` computes them for a database and
+writes them beside its strong values (``storage.ranks`` reads them); ``playout`` plays games
+between strong, ultra-strong and fallible players (numba kernels, for ``benchmarks/bench_ultra.py``).
+``docs/ultra-strong.md`` has the definitions, with references to Malom's source.
+
+The names below are loaded on first use: a lookup that reads ranks imports ``secval`` alone, not
+the numba kernels of ``graph`` and ``ranks``.
 """
 
-from .graph import DrawGraph, draw_graph
-from .ranks import NO_RANK, DrawRanks, better, database_draw_ranks, move_value, rank_draws, rank_draws_plain
-from .secval import SectorValues, database_stats, sector_values, transient
+from __future__ import annotations
 
-__all__ = [
-    "NO_RANK",
-    "DrawGraph",
-    "DrawRanks",
-    "SectorValues",
-    "better",
-    "database_draw_ranks",
-    "database_stats",
-    "draw_graph",
-    "move_value",
-    "rank_draws",
-    "rank_draws_plain",
-    "sector_values",
-    "transient",
-]
+import importlib
+
+_WHERE = {
+    "DrawGraph": "graph",
+    "draw_graph": "graph",
+    "NO_RANK": "ranks",
+    "DrawRanks": "ranks",
+    "better": "ranks",
+    "database_draw_ranks": "ranks",
+    "move_value": "ranks",
+    "rank_draws": "ranks",
+    "rank_draws_plain": "ranks",
+    "SectorValues": "secval",
+    "database_stats": "secval",
+    "sector_values": "secval",
+    "transient": "secval",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        return getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,103 @@
+"""Draw ranks (ultra-strong play, ``solver.ultra``) beside the strong values: writing and reading.
+
+Layout (the README's "Database layout" says the same for h5py users), optional, added by
+``morris rank`` to a database solved with ``--whole-game``:
+
+    X.h5                        main file attrs: ultra_format = 1, ultra_secval (Malom's .secval
+                                text of every tier: the virtual win and loss values, then each
+                                tier's sector value), ultra_code_version, ultra_created, ultra_seconds
+    X.h5.d/<name>.h5
+      /subspaces/<name>         the strong values, copied as they were (chunks and attrs untouched)
+      /ultra/<name>/rank        int16[slots]: a draw's rank, the sector value (from the side to move's
+                                view) of the tier where it settles; NO_RANK (0x7FFF) where the slot
+                                is no draw (a win, a loss, or no position)
+      /ultra/<name>/depth       int16[slots]: Malom's key2 relative to the tier's own value (0 where
+                                the rank is that value, and where there is no draw)
+        attrs on /ultra/<name>: secval (the tier's own sector value), draws, ranks (JSON: rank ->
+                                draws), checksum ("sha256:" over rank then depth, little-endian
+                                int16), code_version
+
+Both datasets are chunked like the values (65,536 slots, gzip 4, shuffle). A tier's file is
+rewritten whole under a temporary name and renamed (``files._write_atomic``); the strong dataset
+is copied by HDF5's object copy, its compressed chunks and its checksum as they were. The main
+file is written last: a database whose main file lacks ``ultra_secval`` has no ranks, whatever its
+tier files hold, and ranks whose ``ultra_secval`` lists other tiers than the database holds (a
+later solve added some) are stale and not read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from pathlib import Path
+
+import h5py
+import numpy as np
+
+from ..errors import DatabaseError
+from ..rules.rulesets import RuleSet
+from . import chunks
+from .files import CHUNK, _write_atomic, _write_header, code_version, open_h5, subspace_file, write_main
+
+ULTRA_FORMAT = 1
+NO_RANK = 0x7FFF  # (solver.ultra.ranks.NO_RANK)
+MAIN_ATTRS = ("ultra_format", "ultra_secval", "ultra_code_version", "ultra_created", "ultra_seconds")
+
+
+def ranks_checksum(rank: np.ndarray, depth: np.ndarray) -> str:
+    h = hashlib.sha256(np.ascontiguousarray(rank, dtype="<i2").tobytes())
+    h.update(np.ascontiguousarray(depth, dtype="<i2").tobytes())
+    return "sha256:" + h.hexdigest()
+
+
+def histogram(rank: np.ndarray) -> dict[int, int]:
+    """Draws per rank (the ``NO_RANK`` slots left out)."""
+    r, n = np.unique(rank[rank != NO_RANK], return_counts=True)
+    return {int(a): int(b) for a, b in zip(r, n)}
+
+
+def write_tier_ranks(path: Path, rules: RuleSet, name: str, rank: np.ndarray, depth: np.ndarray, secval: int) -> None:
+    """Rewrite tier ``name``'s file with its ranks beside its strong values (copied untouched)."""
+    final = subspace_file(path, name)
+    if not final.exists():
+        raise DatabaseError(f"{path}: tier {name} has no file of its own at {final} (run morris solve once to migrate it)")
+
+    def fill(f: h5py.File) -> None:
+        with open_h5(final) as src:
+            _write_header(f, rules, str(src.attrs.get("created", "")) or None)
+            src.copy(src["subspaces"][name], f["subspaces"], name)
+        group = f.require_group("ultra").create_group(name)
+        for key, data in (("rank", rank), ("depth", depth)):
+            group.create_dataset(
+                key, data=np.ascontiguousarray(data, dtype=np.int16), chunks=(min(CHUNK, max(1, data.shape[0])),),
+                compression="gzip", compression_opts=chunks.LEVEL, shuffle=True,
+            )
+        hist = histogram(rank)
+        group.attrs["secval"] = int(secval)
+        group.attrs["draws"] = int(sum(hist.values()))
+        group.attrs["ranks"] = json.dumps(hist)
+        group.attrs["checksum"] = ranks_checksum(rank, depth)
+        group.attrs["code_version"] = code_version()
+
+    _write_atomic(final, fill)
+
+
+def write_main_ranks(path: Path, rules: RuleSet, created: str | None, secval_text: str, seconds: float) -> None:
+    """A new main file (the same links) carrying the ranks' attributes: written after every tier's."""
+    write_main(
+        path, rules, created,
+        extra={
+            "ultra_format": ULTRA_FORMAT, "ultra_secval": secval_text, "ultra_code_version": code_version(),
+            "ultra_created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "ultra_seconds": float(seconds),
+        },
+    )
+
+
+def read_tier_ranks(f: h5py.File, name: str, file: Path) -> h5py.Group:
+    """The ``/ultra/<name>`` group of a tier file; DatabaseError where it has none."""
+    group = f.get("ultra")
+    group = group.get(name) if isinstance(group, h5py.Group) else None
+    if not isinstance(group, h5py.Group) or "rank" not in group or "depth" not in group:
+        raise DatabaseError(f"{file} holds no draw ranks for tier {name} though the main file lists them (run morris rank again)")
+    return group

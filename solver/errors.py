@@ -60,3 +60,7 @@ class ClusterError(MorrisError):
     """A Dask cluster that cannot run the plan: unreachable, without workers, or set up wrongly."""
 
     exit_code = 1
+
+
+class NoRanksError(DatabaseError):
+    """Ultra-strong play asked of a database without draw ranks (``morris rank`` adds them)."""

@@ -3,7 +3,8 @@
 ``Game`` holds the position, the plies played and how often each position came up; the analysis
 of the current position comes from the database (``query.MorrisDatabase.analyse``). The database
 plays the first of its best moves (``Analysis.best_moves``: the fastest win, a drawing move, or
-the longest loss); ``Game.find`` reads the player's move in the notation and refuses an illegal
+the longest loss), or with ``strength="ultra"`` the first of ``Analysis.ultra_best_moves`` (among
+drawing moves those of the best draw rank, ``morris rank``; the database must hold ranks); ``Game.find`` reads the player's move in the notation and refuses an illegal
 one with ``IllegalMoveError``.
 
 A game ends when the side to move has lost (or the board is full under Twelve's rules), when a
@@ -22,6 +23,7 @@ from .errors import IllegalMoveError, NotationError
 
 COLOUR = {"w": "White", "b": "Black"}
 REPEATS = 3  # the n-th occurrence of a position ends the game
+STRENGTHS = ("strong", "ultra")  # the database's play: strongly optimal, or ultra-strong (ranked draws)
 
 
 def plies_text(n: int) -> str:
@@ -53,10 +55,14 @@ class Game:
     A start with men in hand needs its tier in the database (``MissingSubspaceError`` otherwise,
     naming the command that builds it)."""
 
-    def __init__(self, db, start, you: str):
+    def __init__(self, db, start, you: str, strength: str = "strong"):
+        if strength not in STRENGTHS:
+            raise ValueError(f"strength must be one of {', '.join(STRENGTHS)}, not {strength!r}")
+        if strength == "ultra":
+            db.require_ranks()  # NoRanksError: one line naming the database and morris rank
         if start.hand_white or start.hand_black:
             db.info(start.mover.bit_count(), start.opponent.bit_count(), start.hand_mover, start.hand_opponent)
-        self.db, self.board, self.you = db, db.board, you
+        self.db, self.board, self.you, self.strength = db, db.board, you, strength
         self.plies = 0
         self.seen = Counter()
         self._enter(start)
@@ -103,7 +109,7 @@ class Game:
         return Ply(self.plies, side, by, mv)
 
     def database_move(self) -> Ply:
-        return self.play(self.analysis.best_moves[0], "database")
+        return self.play(self.analysis.choose(self.strength), "database")
 
     def ending(self) -> Ending | None:
         """How the game has ended at the current position, or None while it goes on."""

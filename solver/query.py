@@ -49,7 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from .books import find_book
-from .errors import DatabaseError, MorrisError, NotationError
+from .errors import DatabaseError, MorrisError, NoRanksError, NotationError
 from .rules.notation import (
     Move,
     Position,
@@ -112,6 +112,10 @@ def three_men_rule(value: str, plies: int | None, played: int = 0) -> str:
     return value if plies <= TEN_MOVE_PLIES - played else DRAW
 
 
+def _sign(x: int) -> int:
+    return (x > 0) - (x < 0)
+
+
 def _order(value: str, plies: int | None) -> tuple[int, int]:
     """Sort key, best first for the side choosing: wins by fewest plies, draws, losses by most."""
     if value == WIN:
@@ -133,6 +137,9 @@ class Probe:
     value: str
     plies: int | None
     three_men_rule: str | None = None
+    rank: int | None = None  # a draw's rank where the database holds ranks (``morris rank``)
+    depth: int | None = None  # Malom's key2, relative to the position's own tier
+    settles_in: tuple[str, ...] | None = None  # the tiers worth ``rank``, from the side to move's view
 
     @property
     def sort_key(self) -> tuple[int, int]:
@@ -151,10 +158,22 @@ class MoveValue:
     plies: int | None
     after: Position
     three_men_rule: str | None = None
+    rank: int | None = None  # for a drawing move where the database holds ranks: the mover's rank,
+    depth: int | None = None  # its depth relative to the mover's tier (Malom's key2),
+    settles_in: tuple[str, ...] | None = None  # the tiers worth the rank, from the mover's view,
+    tempo: int | None = None  # and the depth signed so that smaller is better (``ultra.ranks``)
 
     @property
     def sort_key(self) -> tuple[int, int]:
         return _order(self.value, self.plies)
+
+    @property
+    def ultra_key(self) -> tuple[int, int, int]:
+        """Sort key of ultra-strong play, best first: wins by fewest plies, then draws by rank
+        (higher first) and tempo (smaller first), then losses by most plies."""
+        if self.value == DRAW:
+            return (1, -(self.rank or 0), self.tempo or 0)
+        return (*self.sort_key, 0)
 
     def __str__(self) -> str:
         return f"{self.notation}: {self.value}" + ("" if self.plies is None else f" in {self.plies}")
@@ -168,22 +187,32 @@ class Analysis:
     board_string: str
     probe: Probe
     moves: tuple[MoveValue, ...]
+    ranked: bool = False  # the database holds draw ranks: drawing moves carry theirs
 
     def as_dict(self, board=None) -> dict:
         """The JSON object of ``morris query --json``; given the ``board``, each move also
-        carries ``after``, the board string of the position it leads to (``morris serve``)."""
+        carries ``after``, the board string of the position it leads to (``morris serve``).
+        Where the database holds ranks, a draw (the position, and each drawing move) carries
+        ``rank``, ``depth`` and ``settles_in``, and ``ultra_best`` lists the moves ultra-strong
+        play chooses among."""
         out = {"position": self.board_string, "value": self.probe.value, "plies": self.probe.plies}
         if self.probe.three_men_rule is not None:
             out["three_men_rule"] = self.probe.three_men_rule
+        if self.probe.rank is not None:
+            out.update(rank=self.probe.rank, depth=self.probe.depth, settles_in=list(self.probe.settles_in))
         moves = []
         for m in self.moves:
             d = {"move": m.notation, "value": m.value, "plies": m.plies}
             if m.three_men_rule is not None:
                 d["three_men_rule"] = m.three_men_rule
+            if m.rank is not None:
+                d.update(rank=m.rank, depth=m.depth, settles_in=list(m.settles_in))
             if board is not None:
                 d["after"] = format_position(m.after, board)
             moves.append(d)
         out["moves"] = moves
+        if self.ranked:
+            out["ultra_best"] = [m.notation for m in self.ultra_best_moves]
         return out
 
     @property
@@ -192,6 +221,28 @@ class Analysis:
             return ()
         best = self.moves[0].sort_key
         return tuple(m for m in self.moves if m.sort_key == best)
+
+    @property
+    def ultra_best_moves(self) -> tuple[MoveValue, ...]:
+        """The moves ultra-strong play chooses among, in move order: the fastest wins, else the
+        drawing moves of the best (rank, tempo), else the longest losses. Without ranks (all
+        draws alike) the same as ``best_moves``."""
+        if not self.moves:
+            return ()
+        best = min(m.ultra_key for m in self.moves)
+        return tuple(m for m in self.moves if m.ultra_key == best)
+
+    def choose(self, strength: str = "strong") -> MoveValue:
+        """The move ``strength`` plays: "strong", the first of ``best_moves`` (the first drawing
+        move in move order); "ultra", the first of ``ultra_best_moves`` (NoRanksError where the
+        database holds no ranks). IndexError where the game is over."""
+        if strength == "ultra":
+            if not self.ranked:
+                raise NoRanksError("this database holds no draw ranks, which ultra-strong play needs (compute them with: morris rank --db FILE)")
+            return self.ultra_best_moves[0]
+        if strength != "strong":
+            raise ValueError(f"strength must be 'strong' or 'ultra', not {strength!r}")
+        return self.best_moves[0]
 
 
 def _bit(col: np.ndarray) -> np.ndarray:
@@ -205,7 +256,10 @@ def _popcount(x: int) -> int:
 class _Pending:
     """One position on its way through a batch: what it needs read, and what came back."""
 
-    __slots__ = ("pos", "probe", "moves", "succ_mover", "succ_opp", "succ_hand", "succ_value", "succ_plies", "own")
+    __slots__ = (
+        "pos", "probe", "moves", "succ_mover", "succ_opp", "succ_hand", "succ_value", "succ_plies", "own",
+        "own_rank", "succ_rank", "succ_depth", "succ_secval",
+    )
 
     def __init__(self, pos: Position):
         self.pos = pos
@@ -215,6 +269,8 @@ class _Pending:
         self.succ_hand = None  # the men in hand of the side that moved, after its move
         self.succ_value = self.succ_plies = None
         self.own: tuple[str, int | None] | None = None
+        self.own_rank: tuple[int, int] | None = None  # (rank, depth) of a ranked draw
+        self.succ_rank = self.succ_depth = self.succ_secval = None  # the successors', where ranked
 
 
 class MorrisDatabase:
@@ -242,6 +298,9 @@ class MorrisDatabase:
             raise DatabaseError(f"{self.path} is not a readable morris database ({e.__class__.__name__}: {e})") from None
         self.rules: RuleSet = self._db.rules
         self.board = self.rules.board_data
+        # Draw ranks (``morris rank``), read beside the values where the database holds them
+        self.ranks_state = self._db.ranks_state()  # "ranked", "none" or "stale"
+        self._secvals = self._db.secvals() if self.ranks_state == "ranked" else None
         self._ranks = None  # index.plain's ranks from the cached tables, else the built index
         self._looked_up = 0  # positions so far: past PLAIN_POSITIONS the compiled kernels pay off
         self._buf = None
@@ -259,6 +318,30 @@ class MorrisDatabase:
 
     def __repr__(self) -> str:
         return f"<MorrisDatabase {str(self.path)!r} rules={self.rules.describe()!r}>"
+
+    @property
+    def has_ranks(self) -> bool:
+        """Whether the database holds draw ranks for every tier it holds (``morris rank``)."""
+        return self._secvals is not None
+
+    def require_ranks(self) -> None:
+        """NoRanksError, one line naming the database and the command, where it holds no ranks."""
+        if self._secvals is None:
+            why = "ranks computed before its last solve (stale)" if self.ranks_state == "stale" else "no draw ranks"
+            raise NoRanksError(
+                f"{self.path} holds {why}; ultra-strong play needs them (compute them with: morris rank --db {self.path})"
+            )
+
+    @property
+    def secvals(self):
+        """The sector values of the ranks (``ultra.secval.SectorValues``), or None."""
+        return self._secvals
+
+    def settles_in(self, rank: int) -> tuple[str, ...]:
+        """The tiers worth ``rank`` (where a draw of that rank settles), from the side's view."""
+        from .tiers import tier_name
+
+        return tuple(tier_name(t) for t in self._secvals.tiers_worth(rank))
 
     # -- catalogue -------------------------------------------------------------------------------
     def subspaces(self) -> list[tuple[int, int]]:
@@ -522,20 +605,50 @@ class MorrisDatabase:
                     "position ranks there: the file is damaged or was built with another index"
                 )
             kind, plies = decode_many(values)
+            ranks = depths = None
+            if self._secvals is not None and (kind == 0).any():
+                ranks, depths = np.zeros(len(slots), dtype=np.int64), np.zeros(len(slots), dtype=np.int64)
+                drawn = np.flatnonzero(kind == 0)
+                r, d = self._db.read_ranks(a, b, slots[drawn], ha, hb)
+                ranks[drawn], depths[drawn] = r, d
+            secval = self._secvals.values.get((a, b, ha, hb), 0) if self._secvals is not None else 0
             at = 0
             for p, what, sel, m, _ in parts:
                 k = len(m)
                 if what == "own":
                     kv, pl = int(kind[at]), int(plies[at])
                     p.own = ({1: WIN, 0: DRAW, -1: LOSS}[kv], None if kv == 0 else pl)
+                    if kv == 0 and ranks is not None:
+                        p.own_rank = (int(ranks[at]), int(depths[at]))
                 else:
                     p.succ_value[sel] = kind[at : at + k]
                     p.succ_plies[sel] = plies[at : at + k]
+                    if ranks is not None:
+                        if p.succ_rank is None:
+                            p.succ_rank = np.zeros(len(p.succ_value), dtype=np.int64)
+                            p.succ_depth = np.zeros(len(p.succ_value), dtype=np.int64)
+                            p.succ_secval = np.zeros(len(p.succ_value), dtype=np.int64)
+                        p.succ_rank[sel] = ranks[at : at + k]
+                        p.succ_depth[sel] = depths[at : at + k]
+                        p.succ_secval[sel] = secval
                 at += k
 
-    def _make_probe(self, pos: Position, value: str, plies: int | None) -> Probe:
+    def _make_probe(self, pos: Position, value: str, plies: int | None, ranked: tuple[int, int] | None = None) -> Probe:
         rule = three_men_rule(value, plies) if self._three_each(pos) else None
-        return Probe(value, plies, rule)
+        if ranked is None:
+            return Probe(value, plies, rule)
+        return Probe(value, plies, rule, ranked[0], ranked[1], self.settles_in(ranked[0]))
+
+    def _move_rank(self, p: _Pending, j: int) -> tuple[int, int, int]:
+        """(rank, depth, tempo) of drawing move j for its mover (``ultra.ranks.move_value``): the
+        successor's rank negated, its tempo (depth signed by the rank against its own tier's
+        value) negated and one ply added towards the mover's own tier's value."""
+        own = self._secvals.values.get(self._own_tier(p), 0)
+        rank_after, secval_after = int(p.succ_rank[j]), int(p.succ_secval[j])
+        tempo_after = int(p.succ_depth[j]) * _sign(rank_after - secval_after)
+        r = -rank_after
+        t = 0 if r == own else -tempo_after + _sign(r - own)
+        return r, t * _sign(r - own), t
 
     def _three_each(self, pos: Position) -> bool:
         # The rule is about an endgame of three men each; in Three Men's Morris (3 men from the
@@ -550,7 +663,7 @@ class MorrisDatabase:
     def _finish(self, p: _Pending, with_moves: bool):
         probe = p.probe
         if probe is None:
-            probe = self._make_probe(p.pos, *p.own) if p.own is not None else None
+            probe = self._make_probe(p.pos, *p.own, p.own_rank) if p.own is not None else None
         if not with_moves:
             return probe
         three = self._three_each(p.pos)
@@ -572,14 +685,18 @@ class MorrisDatabase:
                 after = Position.from_mover(
                     other, int(p.succ_mover[j]), int(p.succ_opp[j]), p.pos.hand_opponent, int(p.succ_hand[j])
                 )
+                extra = {}
+                if value == DRAW and p.succ_rank is not None:
+                    r, d, t = self._move_rank(p, j)
+                    extra = {"rank": r, "depth": d, "settles_in": self.settles_in(r), "tempo": t}
                 moves.append(
                     MoveValue(
                         move, format_move(move, self.board), value, plies, after,
-                        three_men_rule(value, plies) if three else None,
+                        three_men_rule(value, plies) if three else None, **extra,
                     )
                 )
             moves.sort(key=lambda mv: mv.sort_key)
-        return Analysis(p.pos, format_position(p.pos, self.board), probe, tuple(moves))
+        return Analysis(p.pos, format_position(p.pos, self.board), probe, tuple(moves), self._secvals is not None)
 
 
 def open_database(path: str | os.PathLike, rules: RuleSet | None = None, book: bool = True) -> MorrisDatabase:

@@ -27,7 +27,7 @@ from .progress import wanted
 def info(db_path, rules_name, options, as_json):
     """Statistics of each subspace of a database (the tiers with men in hand named a-b-ha-hb),
     and the game's value where the database holds the whole game: the start position's value and
-    plies, and each first move's."""
+    plies, and each first move's; where it holds draw ranks (morris rank), the draws of each rank."""
     from ..query import describe_game, game_value
     from ..storage.database import Database
 
@@ -43,6 +43,7 @@ def info(db_path, rules_name, options, as_json):
             for s in db.tiers()
         ]
         rules = db.rules
+        ranks = _rank_distribution(db)
     start = game_value(path, rules)
     game = None
     if start is not None:
@@ -51,7 +52,7 @@ def info(db_path, rules_name, options, as_json):
             "moves": [{"move": m.notation, "value": m.value, "plies": m.plies} for m in start.moves],
         }
     if as_json:
-        echo_json({"rules": rules.to_dict(), "database": str(path), "subspaces": rows, "game": game})
+        echo_json({"rules": rules.to_dict(), "database": str(path), "subspaces": rows, "game": game, "ranks": ranks})
         return
     placing = sum(1 for r in rows if r["mover_hand"] or r["opponent_hand"])
     click.echo(
@@ -63,6 +64,42 @@ def info(db_path, rules_name, options, as_json):
     if game is not None:
         click.echo(describe_game(start))
         click.echo("first moves: " + ", ".join(str(m) for m in start.moves))
+    if ranks is not None and ranks["state"] == "stale":
+        click.echo("draw ranks: stale (computed over other tiers than the database holds now; run morris rank again)")
+    elif ranks is not None:
+        click.echo(f"draw ranks (morris rank; Malom's sector values, a win {ranks['virt_win']}, a loss {ranks['virt_loss']}):")
+        click.echo(f"{'rank':>6}  {'draws':>14}  settles in")
+        for row in ranks["distribution"]:
+            click.echo(f"{row['rank']:>6}  {row['draws']:>14,}  {' or '.join(row['settles_in'])}")
+
+
+def _rank_distribution(db) -> dict | None:
+    """The draws of each rank, over the database and per tier (the attributes ``morris rank``
+    stored with each tier's ranks); None where the database holds none."""
+    import json
+
+    from ..tiers import tier_name
+
+    state = db.ranks_state()
+    if state == "none":
+        return None
+    if state == "stale":
+        return {"state": state}
+    sv = db.secvals()
+    per_tier, total = {}, {}
+    for s in db.tiers():
+        hist = {int(r): int(n) for r, n in json.loads(db.rank_group(*s.tier).attrs["ranks"]).items()}
+        per_tier[s.name] = {str(r): n for r, n in sorted(hist.items())}
+        for r, n in hist.items():
+            total[r] = total.get(r, 0) + n
+    return {
+        "state": state, "virt_win": sv.virt_win, "virt_loss": sv.virt_loss,
+        "secvals": {tier_name(t): v for t, v in sv.values.items()},
+        "distribution": [
+            {"rank": r, "draws": n, "settles_in": [tier_name(t) for t in sv.tiers_worth(r)]} for r, n in sorted(total.items())
+        ],
+        "tiers": per_tier,
+    }
 
 
 @click.command()

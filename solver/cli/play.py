@@ -108,7 +108,8 @@ class Json(Lines):
         mv = ply.move
         echo_json(
             {"event": "ply", "ply": ply.number, "side": ply.side, "by": ply.by, "move": mv.notation,
-             "value": mv.value, "plies": mv.plies, "position": game.board_string, "to_move": game.to_move}
+             "value": mv.value, "plies": mv.plies, "position": game.board_string, "to_move": game.to_move,
+             **({"rank": mv.rank, "settles_in": list(mv.settles_in)} if mv.rank is not None else {})}
         )
 
     def illegal(self, game: Game, text: str, error: str) -> None:
@@ -152,9 +153,11 @@ def _start_position(text: str, rules):
 @click.option("--as", "colour", type=click.Choice(["white", "black"]), default=None,
               help="the colour you play [default: the side to move]")
 @click.option("--hints", is_flag=True, help="say the value of the position before each of your moves")
+@click.option("--strength", type=click.Choice(["strong", "ultra"]), default="strong", show_default=True,
+              help="the database's play: strong (the first of its best moves) or ultra (among draws, the best-ranked: needs morris rank)")
 @json_option("a JSON object per ply (and at the start, for each rejected move and at the end)")
 @click.argument("position", nargs=-1)
-def play(db_path, rules_name, options, colour, hints, as_json, position):
+def play(db_path, rules_name, options, colour, hints, strength, as_json, position):
     """Play a game from POSITION against the database's perfect play.
 
     POSITION is a board string or point lists, e.g. "W:a1,d1,g1 B:a4,b4,c4 w" [default: the
@@ -163,6 +166,8 @@ def play(db_path, rules_name, options, colour, hints, as_json, position):
     the list of legal ones. The game ends when a side has lost, when a position comes up a third
     time, or with quit (or the end of the input). When standard input is not a terminal, moves
     are read one a line and each ply is printed as one line (--json: one JSON object).
+    --strength ultra plays, among drawing moves, one of the best draw rank (the database needs
+    its ranks: morris rank), so that a fallible player is led where mistakes are likelier.
     """
     from ..query import open_database
 
@@ -170,7 +175,7 @@ def play(db_path, rules_name, options, colour, hints, as_json, position):
     with open_database(path, rules) as db:
         start = _start_position(" ".join(position), db.rules)
         you = colour[0] if colour else start.side
-        game = Game(db, start, you)
+        game = Game(db, start, you, strength)
         interactive = sys.stdin.isatty() and not as_json
         view = Json() if as_json else Terminal() if interactive else Lines()
         rejected = _play_out(game, view, hints, _read_moves(interactive))

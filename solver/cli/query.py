@@ -27,6 +27,14 @@ def _value_text(value: str, plies: int | None) -> str:
     return f"{value} in {plies}"
 
 
+def _rank_text(x) -> str:
+    """", rank 15 (settles in 5-4), depth 3" for a ranked draw, else ""."""
+    if x.rank is None:
+        return ""
+    depth = f", depth {x.depth}" if x.depth else ""
+    return f", rank {x.rank} (settles in {'/'.join(x.settles_in)}){depth}"
+
+
 def _as_text(an, board) -> str:
     side = "White" if an.position.side == "w" else "Black"
     lines = [draw(board, an.position), an.board_string]
@@ -34,7 +42,7 @@ def _as_text(an, board) -> str:
     if p.value == "loss" and p.plies == 0:
         lines.append(f"{side} to move has lost (loss in 0 plies): the game is over")
     elif p.value == "draw":
-        lines.append(f"{side} to move: draw")
+        lines.append(f"{side} to move: draw{_rank_text(p)}")
     else:
         lines.append(f"{side} to move: {p.value} in {p.plies} plies")
     if p.three_men_rule is not None:
@@ -49,11 +57,15 @@ def _as_text(an, board) -> str:
         if three:
             head += "         ten-move rule"
         lines.append(head)
+        ultra = {id(m) for m in an.ultra_best_moves} if an.ranked else set()
         for m in an.moves:
             row = f"  {m.notation:<{width}}  {_value_text(m.value, m.plies)}"
             if three:
                 row = f"{row:<{width + 18}}{m.three_men_rule}"
+            row += _rank_text(m) + ("  *" if id(m) in ultra and m.value == "draw" else "")
             lines.append(row.rstrip())
+        if an.ranked and any(m.value == "draw" for m in an.moves):
+            lines.append("  (* the drawing moves of the best rank: ultra-strong play's choice; ranks are Malom's sector values)")
     return "\n".join(lines)
 
 
@@ -69,7 +81,9 @@ def query(db_path, rules_name, options, as_json, positions):
     reads positions from standard input, one a line. Values are for the side to move (for a
     move: for the player making it), with the plies to the end of the game; positions are read
     with the database's own rule set. Where both sides have 3 men the answer under the ten-move
-    rule is given too (a win or loss in more than 20 plies is a draw under it).
+    rule is given too (a win or loss in more than 20 plies is a draw under it). Where the
+    database holds draw ranks (morris rank), each draw shows its rank, the tier where it settles
+    and its depth, and the drawing moves of the best rank are marked.
     """
     from ..query import open_database
 

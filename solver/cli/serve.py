@@ -22,7 +22,10 @@ import click
 @click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="port to listen on")
 @click.option("--no-books", is_flag=True, help="serve the databases alone, without the shipped opening books")
-def serve(db_paths, host, port, no_books):
+@click.option("--strength", type=click.Choice(["strong", "ultra"]), default="strong", show_default=True,
+              help="the best move (each answer's 'best', the mainline): strong, or ultra (the best-ranked draw; "
+              "every --db needs its ranks, morris rank; no books)")
+def serve(db_paths, host, port, no_books, strength):
     """Answer positions over HTTP: a JSON API under /api and a web page at /.
 
     Every database is opened once, before the server starts; the shipped opening books answer the
@@ -32,7 +35,7 @@ def serve(db_paths, host, port, no_books):
 
     from ..serve import create_app
 
-    app = create_app(list(db_paths), books=not no_books)
+    app = create_app(list(db_paths), books=not no_books, strength=strength)
     games = app.state.games
     shown = "[::1]" if host == "::1" else host
     click.echo(f"serving {', '.join(games)} at http://{shown}:{port}/ (Ctrl-C stops)", err=True)

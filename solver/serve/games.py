@@ -72,6 +72,7 @@ class Game:
     key: str
     db: MorrisDatabase
     source: str  # the database's path, or "book"
+    strength: str = "strong"  # the best move: "strong", or "ultra" (the best-ranked draw; needs ranks)
     lock: threading.Lock = field(default_factory=threading.Lock)
     answers: AnswerCache = field(default_factory=AnswerCache)  # analyse's, read only once made
 
@@ -93,11 +94,15 @@ class Game:
             "start": format_position(start, board) if has_start else None,
             "source": self.source,
             "tiers": [tier_name(t) for t in tiers],
+            "strength": self.strength,
+            "ranked": self.db.has_ranks,
         }
 
     def analyse(self, text: str) -> dict:
         """The position's value and every move's, best first (``morris query --json``'s object,
-        with the position after each move)."""
+        with the position after each move; where the database holds ranks, ``ultra_best``: the
+        moves among which ultra-strong play chooses, the first being the server's under
+        --strength ultra)."""
         answer = self.answers.get(text)
         if answer is None:
             with self.lock:
@@ -107,7 +112,8 @@ class Game:
         return answer
 
     def mainline(self, text: str, max_plies: int) -> dict:
-        """The line of best play from the position: the first best move at every ply, until the
+        """The line of best play from the position: the move the server's strength plays at every
+        ply (``Analysis.choose``: the first best move, or the first best-ranked one), until the
         game ends, a drawn line comes back to a position it has passed, or ``max_plies``."""
         with self.lock:
             an = self.db.analyse(text)
@@ -118,7 +124,7 @@ class Game:
             if len(line) >= max_plies:
                 end = "bound"
                 break
-            best = an.moves[0]
+            best = an.choose(self.strength)
             with self.lock:  # taken per ply: a long line does not hold up other requests
                 an = self.db.analyse(best.after)
             line.append({"move": best.notation, "value": best.value, "plies": best.plies, "after": an.board_string})
@@ -142,9 +148,11 @@ def check_text(text: str | None) -> str:
     return text
 
 
-def open_games(db_paths: list[Path], books: bool = True) -> dict[str, Game]:
+def open_games(db_paths: list[Path], books: bool = True, strength: str = "strong") -> dict[str, Game]:
     """Every game to serve, by key: each --db opened once (with the shipped book answering tiers
-    it lacks, unless ``books`` is off), then the shipped books of the other rule sets."""
+    it lacks, unless ``books`` is off), then the shipped books of the other rule sets. With
+    ``strength="ultra"`` every --db must hold draw ranks (``NoRanksError`` otherwise), and the
+    books, which hold none, are not served."""
     from ..books import shipped_books
 
     games: dict[str, Game] = {}
@@ -157,9 +165,15 @@ def open_games(db_paths: list[Path], books: bool = True) -> dict[str, Game]:
         if key in games:
             db.close()
             raise ServeError(f"two databases of the rule set '{key}': {games[key].source} and {path}")
+        if strength == "ultra":
+            try:
+                db.require_ranks()
+            except MorrisError:
+                db.close()
+                raise
         db.warm_up()  # the compiled move generator, loaded before the first request
-        games[key] = Game(key, db, str(path))
-    if books:
+        games[key] = Game(key, db, str(path), strength)
+    if books and strength != "ultra":
         for path in shipped_books():
             db = open_database(path)
             key = game_key(db.rules)

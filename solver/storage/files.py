@@ -265,15 +265,12 @@ def main_file(path: Path) -> tuple[int | None, str | None, dict[str, str | None]
 
 
 def write_main(path: Path, rules: RuleSet, created: str | None, extra: dict | None = None) -> None:
-    """A new main file linking every subspace file in ``X.h5.d/``, renamed over the old one. The
-    old file's draw-rank attributes (``ultra_*``, ``storage.ranks``) are kept, ``extra``'s written
-    in their place when given."""
+    """A new main file linking every subspace file in ``X.h5.d/``, renamed over the old one, with
+    the root attributes ``extra`` (``morris rank``'s ``ultra_*``, ``storage.ranks``) besides the
+    header: a solve writes none, so the draw ranks of a database it adds to are dropped (they
+    depend on every tier's statistics) until ``morris rank`` runs again."""
     names = sorted(subspace_files(path))
-    if extra is None:
-        extra = {}
-        if path.exists():
-            with open_h5(path) as old:
-                extra = {k: v for k, v in old.attrs.items() if k.startswith("ultra_")}
+    extra = extra or {}
 
     def fill(f: h5py.File) -> None:
         _write_header(f, rules, created)

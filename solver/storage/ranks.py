@@ -21,8 +21,9 @@ Both datasets are chunked like the values (65,536 slots, gzip 4, shuffle). A tie
 rewritten whole under a temporary name and renamed (``files._write_atomic``); the strong dataset
 is copied by HDF5's object copy, its compressed chunks and its checksum as they were. The main
 file is written last: a database whose main file lacks ``ultra_secval`` has no ranks, whatever its
-tier files hold, and ranks whose ``ultra_secval`` lists other tiers than the database holds (a
-later solve added some) are stale and not read.
+tier files hold: a later solve writes a new main file without them (the sector values depend on
+every tier's statistics), and ``morris rank`` must run again. Ranks whose ``ultra_secval`` lists
+other tiers than the database holds are stale and not read.
 """
 
 from __future__ import annotations

@@ -201,3 +201,35 @@ def test_the_one_line_errors(ranked, solved_db, solved_whole, tmp_path):
         create_app([original], books=False, strength="ultra")
     res = run("rank", "--db", tmp_path / "none.h5")
     assert res.exit_code == 1 and "no database" in res.stderr and "Traceback" not in res.output
+
+
+def test_the_benchmarks_players_choose_as_query_does(ranked, sample):
+    """``ultra.playout``'s strong and ultra choices (numba, for benchmarks/bench_ultra.py) are the
+    moves ``Analysis.choose`` names, and its move values are query's."""
+    from solver.index import board_index
+    from solver.rules.movegen import MAX_MOVES
+    from solver.rules.notation import Move
+    from solver.rules.tables import game_tables
+    from solver.ultra import playout
+
+    _, path, _, _ = ranked
+    with Database(path) as db:
+        tabs = playout.tables(db)
+        g, ix = game_tables(db.rules), board_index(db.rules.board).tables
+    buf = np.empty((MAX_MOVES, 5), dtype=np.int64)
+    kind, plies, mrank, mtempo = (np.empty(MAX_MOVES, dtype=np.int64) for _ in range(4))
+    differ = 0
+    for _, _, an in sample:
+        pos = an.position
+        n = playout.move_values(pos.mover, pos.opponent, pos.hand_mover, pos.hand_opponent, g, ix, *tabs, buf, kind, plies, mrank, mtempo)
+        assert n == len(an.moves)
+        by_move = {m.move: m for m in an.moves}
+        for j in range(n):
+            m = by_move[Move(*buf[j].tolist())]
+            assert {1: "win", 0: "draw", -1: "loss"}[int(kind[j])] == m.value and (m.plies or 0) == plies[j]
+            assert m.value != "draw" or (mrank[j], mtempo[j]) == (m.rank, m.tempo)
+        for ultra, strength in ((False, "strong"), (True, "ultra")):
+            j = playout.choose_best(n, kind, plies, mrank, mtempo, ultra, False)
+            assert Move(*buf[j].tolist()) == an.choose(strength).move
+        differ += an.choose("strong") != an.choose("ultra")
+    assert differ > 0

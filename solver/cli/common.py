@@ -78,7 +78,9 @@ def quiet_option(f):
 
 
 def get_rules(rules_name: str, options: tuple[str, ...]) -> RuleSet:
-    return make_rules(rules_name, list(options))
+    rules = make_rules(rules_name, list(options))
+    rules.require_plain_history()  # no command handles the history rule yet: one line, exit 2
+    return rules
 
 
 def database_and_rules(rules_name: str, options: tuple[str, ...], db_path: Path | None) -> tuple[Path, RuleSet | None]:

@@ -3,6 +3,13 @@
 Positions are read in either form, the board string (``WB..B..B.W...........W.. w 0 0``) or point
 lists (``W:a1,d1,g1 B:a4,b4,c4 w``), and always printed as the board string. Every problem with the
 input raises ``NotationError`` with a one-line message naming it.
+
+Under the history rule (option ``reclose``, docs/history-rule.md) a position may carry what the
+rule forbids, as a suffix: ``ban B`` for the side to move, ``pending B`` for its opponent (the
+ban its last move made, live from its next turn), ``B`` a ``Ban``: ``b2-a1`` (same-man: the man on
+b2 may not go back to a1) or ``d1(a1-d1-g1)`` (running-mill: no move may close the mill a1-d1-g1
+on d1; several mills through the point are listed with commas). ``parse_history_position`` and
+``format_history_position`` read and write them; ``parse_position`` refuses them.
 """
 
 from __future__ import annotations
@@ -68,7 +75,25 @@ class Move:
         return tuple(r for r in (self.remove1, self.remove2, self.remove3) if r >= 0)
 
 
+@dataclass(frozen=True)
+class Ban:
+    """What the history rule forbids one side (docs/history-rule.md), on one move.
+
+    ``reclose=same-man``: the move ``frm``-``to`` (the man on ``frm`` left a mill from ``to``);
+    ``mills`` is empty. ``reclose=running-mill``: ``frm`` is -1 and no move may close any of
+    ``mills`` (indices into ``board.mills``, ascending, each through ``to``) by arriving on ``to``."""
+
+    frm: int
+    to: int
+    mills: tuple[int, ...] = ()
+
+    @property
+    def kind(self) -> str:
+        return "running-mill" if self.frm < 0 else "same-man"
+
+
 _POINT = re.compile(r"^[a-z][0-9]+$")
+_BAN_WORDS = ("ban", "pending")  # the history rule's suffix (see the end of this module)
 
 
 def _point_index(board: Board, name: str, what: str = "point") -> int:
@@ -125,6 +150,10 @@ def parse_position(text: str, rules: RuleSet, any_hands: bool = False) -> Positi
     tokens = text.split()
     if not tokens:
         raise NotationError("empty position")
+    if any(t in _BAN_WORDS for t in tokens):
+        raise NotationError(
+            "a position with 'ban' or 'pending' belongs to the history rule (option reclose), which this reads without"
+        )
     if ":" in tokens[0]:
         pos = _parse_point_lists(tokens, text, board)
     else:
@@ -226,3 +255,106 @@ def parse_move(text: str, board: Board) -> Move:
     removals.sort()
     removals += [-1, -1, -1]
     return Move(frm, to, removals[0], removals[1], removals[2])
+
+
+# ---- the history rule's suffix -------------------------------------------------------------------
+
+_MILL_BAN = re.compile(r"^([a-z][0-9]+)\(([a-z0-9,-]+)\)$")
+
+
+def format_ban(ban: Ban, board: Board) -> str:
+    """``b2-a1`` (same-man) or ``d1(a1-d1-g1,d1-d2-d3)`` (running-mill)."""
+    if ban.frm >= 0:
+        return f"{board.points[ban.frm]}-{board.points[ban.to]}"
+    return f"{board.points[ban.to]}({','.join('-'.join(board.mills[m]) for m in ban.mills)})"
+
+
+def parse_ban(text: str, board: Board) -> Ban:
+    """The inverse of ``format_ban``; a mill's points may come in any order."""
+    m = _MILL_BAN.match(text)
+    if m:
+        to = _point_index(board, m.group(1))
+        mills = []
+        for mill_text in m.group(2).split(","):
+            names = mill_text.split("-")
+            for name in names:
+                _point_index(board, name)
+            found = [k for k, mill in enumerate(board.mills) if sorted(mill) == sorted(names)]
+            if len(names) != 3 or not found:
+                raise NotationError(f"{mill_text!r} is not a mill of the {board.name} board")
+            if board.points[to] not in names:
+                raise NotationError(f"the mill {mill_text} does not pass through {board.points[to]}")
+            if found[0] in mills:
+                raise NotationError(f"the mill {mill_text} given twice in {text!r}")
+            mills.append(found[0])
+        return Ban(-1, to, tuple(sorted(mills)))
+    parts = text.split("-")
+    if len(parts) != 2 or not all(_POINT.match(p) for p in parts):
+        raise NotationError(f"bad ban {text!r} (expected a move like b2-a1, or a point and its mills like d1(a1-d1-g1))")
+    frm, to = (_point_index(board, p) for p in parts)
+    if frm == to:
+        raise NotationError(f"bad ban {text!r}: a move goes to another point")
+    return Ban(frm, to)
+
+
+def format_history_position(pos: Position, board: Board, ban: Ban | None = None, pending: Ban | None = None) -> str:
+    """``format_position`` with the history rule's suffix: `` ban B`` (the side to move's),
+    `` pending B`` (its opponent's), each only when there is one."""
+    text = format_position(pos, board)
+    if ban is not None:
+        text += " ban " + format_ban(ban, board)
+    if pending is not None:
+        text += " pending " + format_ban(pending, board)
+    return text
+
+
+def parse_history_position(text: str, rules: RuleSet) -> tuple[Position, Ban | None, Ban | None]:
+    """(position, the side to move's ban or None, the opponent's pending ban or None) of a
+    position written with the history rule's suffix (``format_history_position``), either form.
+    Checks that the bans fit ``rules.reclose`` and the board: the man and the points named are
+    there (same-man: the banned man on ``frm``, ``to`` empty; running-mill: ``to`` empty, each
+    mill's other points the owner's men), the two bans' points differ, and no man is in hand.
+    Whether a ban forbids a legal move (what makes it part of the state) is the move generator's
+    business: ``tests/reference_history.py``."""
+    board = rules.board_data
+    tokens = text.split()
+    cut = next((i for i, t in enumerate(tokens) if t in _BAN_WORDS), len(tokens))
+    pos = parse_position(" ".join(tokens[:cut]), rules)
+    rest = tokens[cut:]
+    bans: dict[str, Ban] = {}
+    while rest:
+        word = rest[0]
+        if word not in _BAN_WORDS:
+            raise NotationError(f"unexpected {word!r} after the position (expected 'ban' or 'pending')")
+        if word in bans:
+            raise NotationError(f"'{word}' given twice")
+        if len(rest) < 2:
+            raise NotationError(f"'{word}' needs a ban after it (like b2-a1 or d1(a1-d1-g1))")
+        bans[word] = parse_ban(rest[1], board)
+        rest = rest[2:]
+    if list(bans) == ["pending", "ban"]:
+        raise NotationError("write 'ban' before 'pending'")
+    if bans and rules.reclose == "allowed":
+        raise NotationError("a position carries a ban only under the history rule (option reclose)")
+    if bans and (pos.hand_white or pos.hand_black):
+        raise NotationError("a ban arises only in the moving phase: no man may be in hand")
+    for word, owner, other in (("ban", pos.mover, pos.opponent), ("pending", pos.opponent, pos.mover)):
+        ban = bans.get(word)
+        if ban is None:
+            continue
+        if ban.kind != rules.reclose:
+            raise NotationError(f"{word} {format_ban(ban, board)} is not a ban of reclose={rules.reclose}")
+        who = "the side to move" if word == "ban" else "the opponent"
+        if (owner | other) >> ban.to & 1:
+            raise NotationError(f"{word} {format_ban(ban, board)}: {board.points[ban.to]} is not empty")
+        if ban.frm >= 0 and not owner >> ban.frm & 1:
+            raise NotationError(f"{word} {format_ban(ban, board)}: no man of {who} on {board.points[ban.frm]}")
+        for m in ban.mills:
+            rest_of_mill = [board.index[p] for p in board.mills[m] if board.index[p] != ban.to]
+            if not all(owner >> i & 1 for i in rest_of_mill):
+                raise NotationError(
+                    f"{word} {format_ban(ban, board)}: the mill {'-'.join(board.mills[m])} lacks a man of {who}"
+                )
+    if len(bans) == 2 and bans["ban"].to == bans["pending"].to:
+        raise NotationError("the ban and the pending ban cannot both be on one point")
+    return pos, bans.get("ban"), bans.get("pending")

@@ -24,7 +24,13 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "lasker": ("off", "on"),  # with men in hand, place or move
     "full-board": ("draw", "blocked"),  # no empty point during placing
     "mill-wins": ("off", "on"),  # Three Men's Morris: forming a mill wins at once
+    # the history rule (docs/history-rule.md): allowed, or the Viking ban (the man that left a mill
+    # may not go straight back into it), or the running-mill ban (a move that opens a mill and
+    # closes another forbids closing the opened one on the next move)
+    "reclose": ("allowed", "same-man", "running-mill"),
 }
+# options whose non-standard values only the plain reference (tests/reference_history.py) handles
+HISTORY_OPTIONS = ("reclose",)
 MEN_RANGE = range(3, 13)
 
 
@@ -41,6 +47,7 @@ class RuleSet:
     lasker: str = "off"
     full_board: str = "draw"
     mill_wins: str = "off"
+    reclose: str = "allowed"
 
     @property
     def board_data(self) -> Board:
@@ -76,8 +83,19 @@ class RuleSet:
         slide = not (self.flying == "at-3" and men == 3)
         return max(1, min(3, self.board_data.most_mills_closed(men, slide)))
 
+    def require_plain_history(self) -> None:
+        """Raise RulesError (one line) unless the rule set's positions are plain: the history rule
+        (``reclose``) needs states the engine, the databases and the commands do not hold yet."""
+        if self.reclose != "allowed":
+            raise RulesError(
+                f"option reclose={self.reclose} is a history rule (docs/history-rule.md) that only the plain "
+                "reference solves so far; the engine, databases and commands take reclose=allowed"
+            )
+
     def kernel_options(self) -> np.ndarray:
-        """The options as ints for the numba kernels (see movegen.OPT_*)."""
+        """The options as ints for the numba kernels (see movegen.OPT_*). Refuses the history rule
+        (``require_plain_history``): the kernels know nothing of it."""
+        self.require_plain_history()
         return np.array(
             [
                 self.men,

@@ -151,7 +151,7 @@ def evaluate(me, opp, hm, ho, g, buf):
     return 100 * (popcount(me) + hm - popcount(opp) - ho) + mine - theirs
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=False)  # (recursion: numba's cache of it crashes on load)
 def negamax(me, opp, hm, ho, d, alpha, beta, g, bufs):
     buf = bufs[d]
     if game_status(me, opp, hm, ho, g, buf) == LOST:
@@ -176,7 +176,7 @@ def negamax(me, opp, hm, ho, d, alpha, beta, g, bufs):
     return best
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=False)  # (recursion: numba's cache of it crashes on load)
 def search_move(me, opp, hm, ho, depth, g, bufs):
     """The searcher's move: the index of a best move at ``depth`` (ties at random), -1 if none."""
     buf = bufs[depth]
@@ -198,7 +198,7 @@ def search_move(me, opp, hm, ho, depth, g, bufs):
     return pick
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=False)  # (recursion: numba's cache of it crashes on load)
 def play_games(starts, tested_first, tested, other, p, depth, seeds, max_plies, g, ix, offset, secval, values, rank, depth_arr):
     """One game per row of ``starts`` (mover, opponent, mover's hand, opponent's hand), the tested
     player (``tested``: STRONG or ULTRA) moving first where ``tested_first``; ``other`` is NOISY

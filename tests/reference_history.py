@@ -356,114 +356,126 @@ class _Moving:
         return i
 
 
-def _group_graph(gen: HistoryGen, space: _Moving, group: list[tuple[int, int]], solved: dict):
+def _group_graph(gen: HistoryGen, space: _Moving, group: list[tuple[int, int]], solved: dict, chunk: int = 20_000):
     """The graph of every admissible state of the subspaces ``group``; successors elsewhere are
-    looked up in ``solved`` ({subspace: (state keys, value, plies)}). Returns (graph, state keys,
-    {subspace: slice})."""
+    looked up in ``solved`` ({subspace: (state keys, value, plies)}). Returns (graph, state keys).
+    The states are listed first; their successors are then found ``chunk`` positions at a time, so
+    that only the int32 successor numbers of the whole group are held."""
     rules = gen.rules
     number = space.number
-    lost, drawn, wins_at_once = bytearray(), bytearray(), bytearray()
-    s_keys = array("q")  # the group's state keys, ascending
-    counts = array("q")
-    e_board = array("q")  # per edge: the successor's board key (with its subspace's number)
-    e_code = array("q")  # per edge: its state code
-    s_mover, s_opp = array("q"), array("q")
-    offsets = [0]
+    group = sorted(group)
+    group_numbers = [number[s] for s in group]
     succ_number = {s: k << 48 for s, k in number.items()}  # a successor's subspace, by its counts
-    for sub in sorted(group):
+
+    # pass 1: the states, in key order (position, then ban, then pending)
+    key_parts, per_position, offsets = [], [], [0]
+    for sub in group:
         k = number[sub]
         base = int(space.offsets[k])
-        movers = space.movers[k].tolist()
-        opps = space.opps[k].tolist()
-        for i in range(len(movers)):
-            m, o = movers[i], opps[i]
-            gidx = (base + i) << _IDX_SHIFT
+        keys_k, count_k = array("q"), array("q")
+        for i, (m, o) in enumerate(zip(space.movers[k].tolist(), space.opps[k].tolist())):
             codes = gen.states(m, o)
+            gidx = (base + i) << _IDX_SHIFT
+            keys_k.extend([gidx | c for c in codes])
+            count_k.append(len(codes))
+        key_parts.append(np.frombuffer(keys_k, dtype=np.int64) if len(keys_k) else np.zeros(0, np.int64))
+        per_position.append(np.frombuffer(count_k, dtype=np.int64) if len(count_k) else np.zeros(0, np.int64))
+        offsets.append(offsets[-1] + len(key_parts[-1]))
+    keys = np.concatenate(key_parts) if key_parts else np.zeros(0, np.int64)
+    del key_parts
+    assert np.all(np.diff(keys) > 0)
+    size = len(keys)
+    mover_all = np.concatenate([space.movers[number[s]] for s in group])
+    opp_all = np.concatenate([space.opps[number[s]] for s in group])
+    lost = np.zeros(size, dtype=bool)
+    drawn = np.zeros(size, dtype=bool)
+    wins_at_once = np.zeros(size, dtype=bool)
+    n_succ = np.zeros(size, dtype=np.int64)
+    least = np.full(size, Graph.NONE, dtype=np.int32)
+    most = np.full(size, -1, dtype=np.int32)
+    draw = np.zeros(size, dtype=bool)
+    succ_parts = []
+    codes_all = (keys & ((1 << _IDX_SHIFT) - 1)).tolist()
+    counts_all = np.concatenate(per_position).tolist() if per_position else []
+    n_pos = len(counts_all)
+    state = 0  # the first state of the position being looked at
+    s_mover = np.repeat(mover_all, np.asarray(counts_all, dtype=np.int64)) if n_pos else np.zeros(0, np.int64)
+    s_opp = np.repeat(opp_all, np.asarray(counts_all, dtype=np.int64)) if n_pos else np.zeros(0, np.int64)
+    movers_l, opps_l = mover_all.tolist(), opp_all.tolist()
+    for lo in range(0, n_pos, chunk):
+        hi = min(n_pos, lo + chunk)
+        e_board, e_code, e_owner = array("q"), array("q"), array("q")
+        for i in range(lo, hi):
+            m, o = movers_l[i], opps_l[i]
+            n_states = counts_all[i]
             st = gen.ended(m, o, 0)
             if st is not None:
-                for c in codes:
-                    s_keys.append(gidx | c)
-                    s_mover.append(m)
-                    s_opp.append(o)
-                    lost.append(st == "loss")
-                    drawn.append(st == "draw")
-                    wins_at_once.append(0)
-                    counts.append(0)
+                (lost if st == "loss" else drawn)[state : state + n_states] = True
+                state += n_states
                 continue
             moves = gen.moves(m, o)
-            for c in codes:
+            for c in codes_all[state : state + n_states]:
                 ban, pending = c >> CODE_BITS, c & CODE_MASK
-                s_keys.append(gidx | c)
-                s_mover.append(m)
-                s_opp.append(o)
-                drawn.append(0)
-                won = 0  # a legal move leaves the opponent fewer than 3 men
                 moved = False  # any legal move
-                n_edges = 0
                 for frm, to, m2, o2, made in moves:
                     if ban and gen.forbids(ban, frm, to, m2):
                         continue
                     moved = True
                     b2 = o2.bit_count()
-                    if b2 < 3:
-                        won = 1
+                    if b2 < 3:  # the opponent is left with fewer than 3 men
+                        wins_at_once[state] = True
                         continue
                     e_board.append(succ_number[(b2, m2.bit_count())] | (o2 << _SHIFT) | m2)
                     e_code.append((gen.live(pending, o2, m2) << CODE_BITS) | made if pending else made)
-                    n_edges += 1
-                if not moved and gen.passes:  # the pass: the board stays, the pending ban turns active
-                    e_board.append(succ_number[(o.bit_count(), m.bit_count())] | (o << _SHIFT) | m)
-                    e_code.append(gen.live(pending, o, m) << CODE_BITS)
-                    n_edges = 1
-                    moved = True
-                lost.append(not moved)
-                wins_at_once.append(won)
-                counts.append(n_edges)
-        offsets.append(len(s_keys))
-
-    keys = np.frombuffer(s_keys, dtype=np.int64) if len(s_keys) else np.zeros(0, np.int64)
-    assert np.all(np.diff(keys) > 0)
-    size = len(keys)
-    count = np.frombuffer(counts, dtype=np.int64) if len(counts) else np.zeros(0, np.int64)
-    owner = np.repeat(np.arange(size, dtype=np.int64), count)
-    board = np.frombuffer(e_board, dtype=np.int64) if len(e_board) else np.zeros(0, np.int64)
-    code = np.frombuffer(e_code, dtype=np.int64) if len(e_code) else np.zeros(0, np.int64)
-    skey = (space.index(board) << _IDX_SHIFT) | code
-    sub_of = (board >> 48).astype(np.int64)
-    in_group = np.isin(sub_of, [number[s] for s in group])
-    inner = skey[in_group]
-    succ = np.searchsorted(keys, inner)
-    assert np.array_equal(keys.take(succ, mode="clip"), inner), "a successor state missing from the group"
-    n_succ = np.bincount(owner[in_group], minlength=size)
-    least = np.full(size, Graph.NONE, dtype=np.int32)
-    most = np.full(size, -1, dtype=np.int32)
-    draw = np.zeros(size, dtype=bool)
-    out_key, out_owner, out_sub = skey[~in_group], owner[~in_group], sub_of[~in_group]
-    for t in np.unique(out_sub).tolist():
-        sel = out_sub == t
-        tkeys, tvalue, tplies = solved[space.subs[t]]
-        j = np.searchsorted(tkeys, out_key[sel])
-        assert np.array_equal(tkeys.take(j, mode="clip"), out_key[sel]), "a successor state missing from a solved subspace"
-        v, p, w = tvalue[j], tplies[j], out_owner[sel]
-        e = v == LOSS
-        np.minimum.at(least, w[e], p[e])
-        e = v == WIN
-        np.maximum.at(most, w[e], p[e])
-        draw[w[v == DRAW]] = True
-    as_bool = lambda x: np.frombuffer(x, dtype=np.uint8).astype(bool) if len(x) else np.zeros(0, bool)  # noqa: E731
+                    e_owner.append(state)
+                if not moved:
+                    if gen.passes:  # the pass: the board stays, the pending ban turns active
+                        e_board.append(succ_number[(o.bit_count(), m.bit_count())] | (o << _SHIFT) | m)
+                        e_code.append(gen.live(pending, o, m) << CODE_BITS)
+                        e_owner.append(state)
+                    else:
+                        lost[state] = True
+                state += 1
+        if not len(e_board):
+            continue
+        board = np.frombuffer(e_board, dtype=np.int64)
+        skey = (space.index(board) << _IDX_SHIFT) | np.frombuffer(e_code, dtype=np.int64)
+        owner = np.frombuffer(e_owner, dtype=np.int64)
+        sub_of = board >> 48
+        del board
+        in_group = np.isin(sub_of, group_numbers)
+        inner = skey[in_group]
+        succ = np.searchsorted(keys, inner)
+        assert np.array_equal(keys.take(succ, mode="clip"), inner), "a successor state missing from the group"
+        succ_parts.append(succ.astype(np.int32))
+        n_succ += np.bincount(owner[in_group], minlength=size)
+        out_key, out_owner, out_sub = skey[~in_group], owner[~in_group], sub_of[~in_group]
+        for t in np.unique(out_sub).tolist():
+            sel = out_sub == t
+            tkeys, tvalue, tplies = solved[space.subs[t]]
+            j = np.searchsorted(tkeys, out_key[sel])
+            assert np.array_equal(tkeys.take(j, mode="clip"), out_key[sel]), "a successor state missing from a solved subspace"
+            v, p, w = tvalue[j], tplies[j], out_owner[sel]
+            e = v == LOSS
+            np.minimum.at(least, w[e], p[e])
+            e = v == WIN
+            np.maximum.at(most, w[e], p[e])
+            draw[w[v == DRAW]] = True
+    assert state == size
+    # the edges came owner by owner, in order: they are already the rows of a CSR graph
     indptr = np.zeros(size + 1, dtype=np.int64)
     np.cumsum(n_succ, out=indptr[1:])
     g = Graph(
         rules=rules,
-        subspaces=sorted(group),
+        subspaces=group,
         offsets=np.array(offsets, dtype=np.int64),
-        mover=np.frombuffer(s_mover, dtype=np.int64) if len(s_mover) else np.zeros(0, np.int64),
-        opp=np.frombuffer(s_opp, dtype=np.int64) if len(s_opp) else np.zeros(0, np.int64),
-        lost=as_bool(lost),
-        wins_at_once=as_bool(wins_at_once),
+        mover=s_mover,
+        opp=s_opp,
+        lost=lost,
+        wins_at_once=wins_at_once,
         indptr=indptr,
-        succ=succ.astype(np.int32),
-        drawn=as_bool(drawn),
+        succ=np.concatenate(succ_parts) if succ_parts else np.zeros(0, np.int32),
+        drawn=drawn,
         ext_least_loss=least,
         ext_most_win=most,
         ext_draw=draw,

@@ -253,6 +253,68 @@ def test_open_and_close_wins_only_without_the_ban(six3):
     assert set(replies.values()) == {("win", 5)}
 
 
+def forced_win(rules: RuleSet, mover: int, opp: int, plies: int, ban: int = 0, pending: int = 0):
+    """The fewest odd plies (1, 3, ... up to ``plies``) within which the side to move forces a win
+    under ``rules`` (history rule included), or None: a plain depth-limited search over
+    ``HistoryGen.successors``, each (state, depth) answered once."""
+    from functools import lru_cache
+
+    gen = HistoryGen(rules)
+
+    @lru_cache(maxsize=None)
+    def wins(st, d):
+        succ = gen.successors(*st)
+        if any(n is None for n in succ):
+            return True
+        return d >= 3 and any(loses(n, d - 1) for n in succ)
+
+    @lru_cache(maxsize=None)
+    def loses(st, d):
+        succ = gen.successors(*st)
+        if not succ:
+            return True
+        return not any(n is None for n in succ) and all(wins(n, d - 1) for n in succ)
+
+    return next((d for d in range(1, plies + 1, 2) if wins((mover, opp, ban, pending), d)), None)
+
+
+def test_running_mill_on_the_standard_board_wins_only_without_the_ban():
+    """The running mill (Zwickmuehle) proper: a man shuttling between two mills, closing one at
+    each move. Viking rules (standard board, no flying), White a1 g1 b2 d2 f2: the man on d2 closes
+    a1-d1-g1 by d2-d1 and b2-d2-f2 by d1-d2. Black c3 d3 d5 e4 e5, to move second.
+
+    Without the ban White wins in 5: d2-d1 takes d3 (the man that could step into d2, and the one
+    that would close e3-e4-e5), Black's best is c3-d3 (again threatening d3-d2 and d3-e3), d1-d2
+    takes it, and d2-d1 takes the next man: Black is left with 2. Black never has a man next to the
+    shuttle's empty point in time. Under either reading the ban forbids d1-d2 (or any closing of
+    b2-d2-f2) right after d2-d1: White must spend a move elsewhere, and Black's d3 steps into d2
+    (or closes e3-e4-e5 by d3-e3, taking a man). The search below proves White has no win within
+    9 plies under either reading (nor within 11, a slower run), and Black none within 8 either; the
+    position's full value is beyond the plain reference (a standard-board subspace with 5 men a
+    side holds 165 M positions). On the six board no running mill can be stopped (both points of
+    each have only the runner's men as other neighbours): there the ban only makes it slower
+    (``test_six_running_mill_is_only_slower``)."""
+    b = make_rules("viking").board_data
+    mover, opp = masks(b, "a1 g1 b2 d2 f2", "c3 d3 d5 e4 e5")
+    assert forced_win(make_rules("viking"), mover, opp, 9) == 5
+    for reading in ("same-man", "running-mill"):
+        rules = make_rules("viking", [f"reclose={reading}"])
+        assert forced_win(rules, mover, opp, 9) is None, reading
+        # Black, to move after any White move, cannot force a win within 7 plies (8 in all)
+        gen = HistoryGen(rules)
+        for nxt in gen.successors(mover, opp):
+            assert forced_win(rules, *nxt[:2], 7, *nxt[2:]) is None
+        # the line: d2-d1xd3 c3-d3, and the shuttle's return is forbidden
+        line = [mv for mv in gen.legal(mover, opp) if (b.points[mv[0]], b.points[mv[1]]) == ("d2", "d1")]
+        after = [n for mv, n in zip(gen.legal(mover, opp), gen.successors(mover, opp)) if mv in line]
+        after_d3 = after[[b.points[(opp & ~mv[3]).bit_length() - 1] for mv in line].index("d3")]
+        black = dict(zip([f"{b.points[f]}-{b.points[t]}" for f, t, *_ in gen.legal(*after_d3[:3])], gen.successors(*after_d3)))
+        white = black["c3-d3"]
+        assert white[2] != 0  # White's ban is now active
+        names = {f"{b.points[f]}-{b.points[t]}" for f, t, *_ in gen.legal(*white[:3])}
+        assert "d1-d2" not in names and "d1-d2" in {f"{b.points[f]}-{b.points[t]}" for f, t, *_ in gen.legal(*white[:2])}
+
+
 def test_only_the_pending_ban_decides(six3):
     """White a1 a3 b2, Black b4 c4 d3, White to move, no ban of White's. Plain, White has lost in
     2: Black's d3-d4 closes b4-c4-d4 and White cannot reach d4 (its neighbours c4, d3 are Black's).
@@ -387,6 +449,23 @@ def test_six_men4_moving_phase(reading):
     states = sum(row["states"] for row in changes.values())
     assert {"allowed": 0, "same-man": 112_568, "running-mill": 0}[reading] == changed
     assert {"allowed": 1_861_860, "same-man": 2_201_156, "running-mill": 2_210_388}[reading] == states
+
+
+@pytest.mark.slow
+def test_six_running_mill_is_only_slower():
+    """Six Men's Morris, White a1 a3 a5 b2 b4 (the man on a3 shuttles a3-b3-a3, closing
+    b2-b3-b4 and a1-a3-a5 in turn), Black c2 d3 e1 e5. Black can never step into a3 or b3: their
+    other neighbours are White's. Without the ban White wins in 3 (two captures); with either ban
+    White spends a move between them and wins in 5. (The subspaces of 5 against 4 men and those
+    they lead to: a few minutes a reading.)"""
+    b = make_rules("six").board_data
+    mover, opp = masks(b, "a1 a3 a5 b2 b4", "c2 d3 e1 e5")
+    from reference import lookup
+
+    assert lookup(solve_reference(make_rules("six"), subspaces=[(5, 4)]), mover, opp) == ("win", 3)
+    for reading in ("same-man", "running-mill"):
+        result = solve_history(make_rules("six", [f"reclose={reading}"]), subspaces=[(5, 4)])
+        assert lookup_history(result, mover, opp) == ("win", 5)
 
 
 @pytest.mark.slow

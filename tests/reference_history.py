@@ -454,7 +454,7 @@ def _group_graph(gen: HistoryGen, space: _Moving, group: list[tuple[int, int]], 
             sel = out_sub == t
             tkeys, tvalue, tplies = solved[space.subs[t]]
             j = np.searchsorted(tkeys, out_key[sel])
-            assert np.array_equal(tkeys.take(j, mode="clip"), out_key[sel]), "a successor state missing from a solved subspace"
+            assert np.array_equal(tkeys.take(j, mode="clip"), out_key[sel]), "a successor missing from a solved subspace"
             v, p, w = tvalue[j], tplies[j], out_owner[sel]
             e = v == LOSS
             np.minimum.at(least, w[e], p[e])
@@ -520,7 +520,8 @@ def solve_history(
         if check:
             check_solution(g, value, plies)
         if progress:
-            print(f"  {group}: {g.size} states, {len(g.succ)} edges inside; build {t1 - t0:.1f} s, solve {t2 - t1:.1f} s", flush=True)
+            print(f"  {group}: {g.size} states, {len(g.succ)} edges inside; build {t1 - t0:.1f} s, "
+                  f"solve {t2 - t1:.1f} s", flush=True)
         if report is not None:
             report(group, g, t1 - t0, t2 - t1)
         for k, sub in enumerate(g.subspaces):
@@ -692,7 +693,8 @@ def _main(argv=None) -> None:
             for k in total:
                 total[k] += row[k]
             if row["states"] != row["positions"] or row["changed"] or row["deeper"]:
-                print(key, row["positions"], row["states"], row["changed"], row["deeper"], "|", row["wins"], row["draws"], row["losses"])
+                counts = [row[k] for k in ("positions", "states", "changed", "deeper")]
+                print(key, *counts, "|", row["wins"], row["draws"], row["losses"])
         print("total:", total, "(tiers not listed: every value as in the plain game, no ban)", flush=True)
 
 

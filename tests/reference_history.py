@@ -373,11 +373,13 @@ def _group_graph(gen: HistoryGen, space: _Moving, group: list[tuple[int, int]], 
         k = number[sub]
         base = int(space.offsets[k])
         keys_k, count_k = array("q"), array("q")
-        for i, (m, o) in enumerate(zip(space.movers[k].tolist(), space.opps[k].tolist())):
-            codes = gen.states(m, o)
-            gidx = (base + i) << _IDX_SHIFT
-            keys_k.extend([gidx | c for c in codes])
-            count_k.append(len(codes))
+        for lo in range(0, len(space.movers[k]), chunk):
+            movers, opps = space.movers[k][lo : lo + chunk].tolist(), space.opps[k][lo : lo + chunk].tolist()
+            for i, (m, o) in enumerate(zip(movers, opps), start=lo):
+                codes = gen.states(m, o)
+                gidx = (base + i) << _IDX_SHIFT
+                keys_k.extend([gidx | c for c in codes])
+                count_k.append(len(codes))
         key_parts.append(np.frombuffer(keys_k, dtype=np.int64) if len(keys_k) else np.zeros(0, np.int64))
         per_position.append(np.frombuffer(count_k, dtype=np.int64) if len(count_k) else np.zeros(0, np.int64))
         offsets.append(offsets[-1] + len(key_parts[-1]))
@@ -395,26 +397,29 @@ def _group_graph(gen: HistoryGen, space: _Moving, group: list[tuple[int, int]], 
     most = np.full(size, -1, dtype=np.int32)
     draw = np.zeros(size, dtype=bool)
     succ_parts = []
-    codes_all = (keys & ((1 << _IDX_SHIFT) - 1)).tolist()
-    counts_all = np.concatenate(per_position).tolist() if per_position else []
-    n_pos = len(counts_all)
+    counts_arr = np.concatenate(per_position) if per_position else np.zeros(0, np.int64)
+    del per_position
+    n_pos = len(counts_arr)
+    first_state = np.concatenate([[0], np.cumsum(counts_arr)])
     state = 0  # the first state of the position being looked at
-    s_mover = np.repeat(mover_all, np.asarray(counts_all, dtype=np.int64)) if n_pos else np.zeros(0, np.int64)
-    s_opp = np.repeat(opp_all, np.asarray(counts_all, dtype=np.int64)) if n_pos else np.zeros(0, np.int64)
-    movers_l, opps_l = mover_all.tolist(), opp_all.tolist()
+    s_mover = np.repeat(mover_all, counts_arr)
+    s_opp = np.repeat(opp_all, counts_arr)
     for lo in range(0, n_pos, chunk):
         hi = min(n_pos, lo + chunk)
+        movers_l, opps_l, counts_l = mover_all[lo:hi].tolist(), opp_all[lo:hi].tolist(), counts_arr[lo:hi].tolist()
+        codes_all = (keys[first_state[lo] : first_state[hi]] & ((1 << _IDX_SHIFT) - 1)).tolist()
+        state0 = state  # codes_all[c - state0] is state c's code
         e_board, e_code, e_owner = array("q"), array("q"), array("q")
-        for i in range(lo, hi):
+        for i in range(hi - lo):
             m, o = movers_l[i], opps_l[i]
-            n_states = counts_all[i]
+            n_states = counts_l[i]
             st = gen.ended(m, o, 0)
             if st is not None:
                 (lost if st == "loss" else drawn)[state : state + n_states] = True
                 state += n_states
                 continue
             moves = gen.moves(m, o)
-            for c in codes_all[state : state + n_states]:
+            for c in codes_all[state - state0 : state - state0 + n_states]:
                 ban, pending = c >> CODE_BITS, c & CODE_MASK
                 moved = False  # any legal move
                 for frm, to, m2, o2, made in moves:

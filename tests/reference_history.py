@@ -66,8 +66,11 @@ API
     subspace or tier, how many plain positions change value (and depth) against ``plain``, the
     plain reference's solution.
 
-Command line: ``python tests/reference_history.py standard -o men=3 -o reclose=same-man --whole``,
-``python tests/reference_history.py six -o men=4 -o reclose=running-mill --max-men 4``.
+Command line: ``python tests/reference_history.py six --whole`` (both readings, each against
+``reference.py``'s plain solution: the start, the first placements, and per tier the values the
+ban changes), ``python tests/reference_history.py standard -o men=3 -o reclose=same-man --whole
+--check`` (one reading, the equations asserted), ``... six -o men=4 --max-men 4`` or ``...
+viking --subspace 3,4`` (the moving phase). docs/history-rule.md records what they print.
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ ignores, for instance, whether the opponent's last move could have removed a man
 moves, and it is the set the engine is to index: plain positions times their admissible records.
 
 Codes: a record is an int, 0 for none; same-man ``1 + q * n + p`` (``n`` points); running-mill
-``1 + 8 * p + m``, ``m`` a bit per mill through ``p`` in ``board.mills`` order. A state's code is
+``1 + 16 * p + m``, ``m`` a bit per mill through ``p`` in ``board.mills`` order. A state's code is
 ``ban << 10 | pending``.
 
 API
@@ -127,7 +127,7 @@ class HistoryGen(MoveGen):
         self.through = [
             [(k, m, m & ~(1 << p)) for k, m in enumerate(self.mills) if (m >> p) & 1] for p in range(n)
         ]
-        assert all(len(t) <= 3 for t in self.through)
+        assert all(len(t) <= 4 for t in self.through)  # a running-mill record's mills: 4 bits
         self._moves_key: tuple[int, int] | None = None
         self._moves: list = []
 
@@ -142,7 +142,7 @@ class HistoryGen(MoveGen):
             if k in ban.mills:
                 local |= 1 << j
         assert local and bin(local).count("1") == len(ban.mills), ban
-        return 1 + 8 * ban.to + local
+        return 1 + 16 * ban.to + local
 
     def decode(self, code: int) -> Ban | None:
         if code == 0:
@@ -150,12 +150,12 @@ class HistoryGen(MoveGen):
         if self.kind == "same-man":
             q, p = divmod(code - 1, self.n)
             return Ban(q, p)
-        p, local = divmod(code - 1, 8)
+        p, local = divmod(code - 1, 16)
         return Ban(-1, p, tuple(k for j, (k, _, _) in enumerate(self.through[p]) if (local >> j) & 1))
 
     def point(self, code: int) -> int:
         """The point a record keeps its owner from re-entering (``p``)."""
-        return (code - 1) % self.n if self.kind == "same-man" else (code - 1) // 8
+        return (code - 1) % self.n if self.kind == "same-man" else (code - 1) // 16
 
     def _reach(self, owner: int, p: int, flying: bool) -> int:
         """The owner's men that may move to ``p`` (empty): its neighbours, or every man in flight."""
@@ -179,7 +179,7 @@ class HistoryGen(MoveGen):
                 if owner & rest == rest and not (m >> q) & 1:
                     return code
             return 0
-        p, local = divmod(code - 1, 8)
+        p, local = divmod(code - 1, 16)
         if ((owner | other) >> p) & 1:
             return 0
         reach = self._reach(owner, p, self._flies(owner))
@@ -187,7 +187,7 @@ class HistoryGen(MoveGen):
         for j, (_, m, rest) in enumerate(self.through[p]):
             if (local >> j) & 1 and owner & rest == rest and reach & ~m:
                 keep |= 1 << j
-        return 1 + 8 * p + keep if keep else 0
+        return 1 + 16 * p + keep if keep else 0
 
     def records(self, owner: int, other: int) -> list[int]:
         """Every live record of ``owner`` in this position (``owner`` as if to move), ascending."""
@@ -212,7 +212,7 @@ class HistoryGen(MoveGen):
                         ok |= 1 << j
                 sub = ok
                 while sub:  # every non-empty subset of the mills some move closes
-                    out.append(1 + 8 * p + sub)
+                    out.append(1 + 16 * p + sub)
                     sub = (sub - 1) & ok
         out.sort()
         return out
@@ -231,7 +231,7 @@ class HistoryGen(MoveGen):
             return 1 + to * self.n + frm
         if self.mills_closed(after, to) == 0:
             return 0  # running-mill: only a move that also closes a mill
-        return 1 + 8 * frm + left
+        return 1 + 16 * frm + left
 
     def forbids(self, ban: int, frm: int, to: int, after: int) -> bool:
         """Whether the active record ``ban`` forbids the move frm-to (``after``: the mover's men
@@ -241,7 +241,7 @@ class HistoryGen(MoveGen):
         if self.kind == "same-man":
             q, p = divmod(ban - 1, self.n)
             return frm == q and to == p
-        p, local = divmod(ban - 1, 8)
+        p, local = divmod(ban - 1, 16)
         if to != p:
             return False
         for j, (_, m, _) in enumerate(self.through[p]):
@@ -556,8 +556,8 @@ def solve_history_whole(
     carries none, so the placing tiers are plain positions, solved by ``reference``'s own graph
     of placements with their successors in the moving phase valued as the plain states solved
     here (``_build``'s tiers solved before)."""
-    if rules.lasker == "on":
-        raise ValueError("the history rule with Lasker's rule is not supported")
+    if rules.lasker == "on" and rules.reclose != "allowed":
+        raise ValueError("the history rule with Lasker's rule (a ban made while men are in hand) is not supported")
     tiers = whole_closure(rules, [(0, 0, rules.men, rules.men)])
     moving = [(a, b) for a, b, ha, hb in tiers if ha == 0 and hb == 0]
     t0 = time.perf_counter()

@@ -20,7 +20,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from reference import DRAW, LOSS, WIN, masks, solve_reference, solve_whole_reference, start_value
+from reference import WIN, lookup_whole, masks, solve_reference, solve_whole_reference, start_value
 from reference_history import (
     HistoryGen,
     HSubspace,
@@ -49,10 +49,11 @@ RUNNING = replace(SIX3, reclose="running-mill")
 
 @pytest.fixture(scope="module")
 def six3():
-    """The six board with 3 men a side (subspace 3-3): the plain reference, and the history
-    reference under same-man with its defining equations asserted on every state (about 2 s)."""
-    plain = solve_reference(SIX3, subspaces=[(3, 3)])
-    same = solve_history(SAME_MAN, subspaces=[(3, 3)], check=True)
+    """The six board with 3 men a side, whole (placing, then the subspace 3-3): the plain
+    reference, and the history reference under same-man with its defining equations asserted on
+    every state (a few seconds)."""
+    plain = solve_whole_reference(SIX3)
+    same = solve_history_whole(SAME_MAN, check=True)
     return plain, same
 
 
@@ -191,14 +192,35 @@ def test_ban_notation_by_hand_and_bad_input():
 
 def test_allowed_is_the_plain_game(six3):
     """With reclose=allowed the history reference has no records: its states are the plain
-    positions and its values and plies those of tests/reference.py (a check of its graph)."""
+    positions and its values and plies those of tests/reference.py, in every tier of the whole
+    game (a check of its graph, and of the placing tiers valued through its moving ones)."""
     plain, _ = six3
-    allowed = solve_history(SIX3, subspaces=[(3, 3)])
-    got, want = allowed[(3, 3)], plain[(3, 3)]
-    assert len(got.value) == len(want.value) == 160_160
+    allowed = solve_history_whole(SIX3)
+    assert set(allowed) == set(plain)
+    got = allowed[(3, 3, 0, 0)]
+    assert isinstance(got, HSubspace) and len(got.value) == 160_160
     assert not got.ban.any() and not got.pending.any()
-    for field in ("mover", "opp", "value", "plies"):
-        assert np.array_equal(getattr(got, field), getattr(want, field)), field
+    for tier, want in plain.items():
+        got = allowed[tier].plain() if isinstance(allowed[tier], HSubspace) else allowed[tier]
+        for field in ("mover", "opp", "value", "plies"):
+            assert np.array_equal(getattr(got, field), getattr(want, field)), (tier, field)
+    # Three Men's Morris: a mill wins at once, so in a game no move opens one and nothing changes.
+    # Only the boards no game reaches, where the side to move already has a mill (its opponent
+    # would have lost when it was closed), may open it and change; a move never leads into them.
+    three = make_rules("three")
+    result = solve_history_whole(replace(three, reclose="same-man"), check=True)
+    three_plain = solve_whole_reference(three)
+    assert start_value(result, three) == start_value(three_plain, three) == ("win", 9)
+    gen = HistoryGen(replace(three, reclose="same-man"))
+    changed = 0
+    for tier, want in three_plain.items():
+        got = result[tier].plain() if isinstance(result[tier], HSubspace) else result[tier]
+        for i in np.nonzero((got.value != want.value) | (got.plies != want.plies))[0].tolist():
+            assert gen.has_mill(int(got.mover[i])), (tier, i)
+            changed += 1
+    assert changed > 0
+    with pytest.raises(ValueError, match="Lasker"):
+        solve_history_whole(make_rules("six", ["men=3", "lasker=on", "reclose=same-man"]))
 
 
 def test_same_man_changes_values_where_it_should(six3):
@@ -206,16 +228,21 @@ def test_same_man_changes_values_where_it_should(six3):
     the value at another depth): only positions with a mill to open, or a mill the opponent opens,
     can change; every state with a record compares with the plain position and differs only there."""
     plain, same = six3
-    changes = ban_changes(same, plain)[(3, 3)]
-    assert changes == {
+    changes = ban_changes(same, plain)
+    assert changes[(3, 3, 0, 0)] == {
         "positions": 160_160, "states": 170_992, "changed": 2_552, "deeper": 1_280,
         "wins": 70_992, "draws": 59_200, "losses": 29_968,
     }
+    # the placing positions change only through the moving ones: the last placement (White's hand
+    # 1, Black's 0) into 3-3; the start stays a draw
+    assert {t for t, row in changes.items() if row["changed"] or row["deeper"]} == {(3, 3, 0, 0), (2, 3, 1, 0)}
+    assert changes[(2, 3, 1, 0)]["changed"] == 288
+    assert start_value(same, SIX3) == start_value(plain, SIX3) == ("draw", None)
     rules = SAME_MAN
     gen = HistoryGen(rules)
-    s = same[(3, 3)].plain()
+    s = same[(3, 3, 0, 0)].plain()
     # a changed position: one side has a mill (it may open it) or can close one
-    changed = np.nonzero(s.value != plain[(3, 3)].value)[0]
+    changed = np.nonzero(s.value != plain[(3, 3, 0, 0)].value)[0]
     for i in changed[:300].tolist():
         m, o = int(s.mover[i]), int(s.opp[i])
         assert gen.has_mill(m) or gen.has_mill(o) or gen.records(m, o) or gen.records(o, m)
@@ -238,9 +265,7 @@ def test_open_and_close_wins_only_without_the_ban(six3):
     rules = SAME_MAN
     b = rules.board_data
     mover, opp = masks(b, "a1 a3 a5", "b2 c1 c4")
-    from reference import lookup
-
-    assert lookup(plain, mover, opp) == ("win", 3)
+    assert lookup_whole(plain, mover, opp, 0, 0) == ("win", 3)
     assert value(same, rules, "W:a1,a3,a5 B:b2,c1,c4 w") == ("draw", None)
     # after a3-b3 Black is to move and White's ban is pending
     assert value(same, rules, "W:a1,a5,b3 B:b2,c1,c4 b pending b3-a3") == ("draw", None)
@@ -414,7 +439,7 @@ def test_symmetric_states_have_equal_values(six3):
     rules = SAME_MAN
     board = rules.board_data
     gen = HistoryGen(rules)
-    s = same[(3, 3)]
+    s = same[(3, 3, 0, 0)]
     rng = np.random.default_rng(1)
     with_records = np.nonzero((s.ban != 0) | (s.pending != 0))[0]
     picks = np.concatenate([rng.choice(with_records, 200, replace=False), rng.choice(len(s.value), 50, replace=False)])
@@ -471,6 +496,29 @@ def test_six_running_mill_is_only_slower():
     for reading in ("same-man", "running-mill"):
         result = solve_history(make_rules("six", [f"reclose={reading}"]), subspaces=[(5, 4)])
         assert lookup_history(result, mover, opp) == ("win", 5)
+
+
+@pytest.mark.slow
+def test_six_running_mill_without_a_spare_move_loses():
+    """Six Men's Morris, White a1 a3 a5 b2 b4 (the running mill a3-b3), Black c1 c2 c4 c5 d2 d3,
+    White to move. Black's men hem in every White man but the runner: a1 and a5 can only step into
+    a3, b2 and b4 only into b3. Without the ban White wins in 7: a3-b3, b3-a3, ... closing a mill at
+    every move, four removals. With the running-mill ban, after a3-b3 the way back is shut for a
+    move and White's only other moves (a1-a3, a5-a3, a5-c5) break a1-a3-a5 for good: Black, a man
+    up, wins in 18 (in 20 under same-man, which forbids the same return). (The moving subspaces up
+    to 5-6 and 6-5, 25 M states: about 6 minutes a reading; the
+    six board's whole game under both readings is recorded in docs/history-rule.md.)"""
+    b = make_rules("six").board_data
+    mover, opp = masks(b, "a1 a3 a5 b2 b4", "c1 c2 c4 c5 d2 d3")
+    from reference import lookup
+
+    assert lookup(solve_reference(make_rules("six"), subspaces=[(5, 6)]), mover, opp) == ("win", 7)
+    for reading, want in SIX_NO_SPARE.items():
+        result = solve_history(make_rules("six", [f"reclose={reading}"]), subspaces=[(5, 6)])
+        assert lookup_history(result, mover, opp) == want, reading
+
+
+SIX_NO_SPARE = {"running-mill": ("loss", 18), "same-man": ("loss", 20)}
 
 
 @pytest.mark.slow

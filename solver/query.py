@@ -300,7 +300,11 @@ class MorrisDatabase:
         self.board = self.rules.board_data
         # Draw ranks (``morris rank``), read beside the values where the database holds them
         self.ranks_state = self._db.ranks_state()  # "ranked", "none" or "stale"
-        self._secvals = self._db.secvals() if self.ranks_state == "ranked" else None
+        self._secvals = None
+        if self.ranks_state == "ranked":
+            from .ultra.secval import stored_secvals
+
+            self._secvals = stored_secvals(self._db)
         self._ranks = None  # index.plain's ranks from the cached tables, else the built index
         self._looked_up = 0  # positions so far: past PLAIN_POSITIONS the compiled kernels pay off
         self._buf = None

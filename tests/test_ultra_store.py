@@ -32,7 +32,7 @@ from solver.storage.files import checksum, subspace_file
 from solver.storage.ranks import NO_RANK, ranks_checksum
 from solver.storage.write import copy_database, link_subspaces
 from solver.tiers import tier_name
-from solver.ultra import database_draw_ranks, better
+from solver.ultra import better, database_draw_ranks, stored_secvals
 
 SIX4 = ("six", ("men=4", "flying=at-3"))  # (test_ultra builds it too: its twins 3-4 and 4-3 hold many draws)
 
@@ -76,7 +76,7 @@ def test_stored_ranks_equal_the_computed_ones(ranked):
     assert out["draws"] == computed.graph.nodes > 0
     with Database(path) as db:
         assert db.ranks_state() == "ranked"
-        assert db.secvals().values == computed.secvals.values
+        assert stored_secvals(db).values == computed.secvals.values
         for info in db.tiers():
             want_rank, want_depth = computed.slot_arrays(info.tier, info.slots)
             with h5py.File(subspace_file(path, info.name)) as f:  # h5py alone

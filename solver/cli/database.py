@@ -85,7 +85,9 @@ def _rank_distribution(db) -> dict | None:
         return None
     if state == "stale":
         return {"state": state}
-    sv = db.secvals()
+    from ..ultra.secval import stored_secvals
+
+    sv = stored_secvals(db)
     per_tier, total = {}, {}
     for s in db.tiers():
         hist = {int(r): int(n) for r, n in json.loads(db.rank_group(*s.tier).attrs["ranks"]).items()}

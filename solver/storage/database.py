@@ -87,7 +87,6 @@ class Database:
         self.book_min_hand: int | None = None  # the path is an opening book (``solver.books``)
         self._chunks: OrderedDict[tuple[str, int], np.ndarray] = OrderedDict()  # inflated, most recent last
         self._ultra_attrs: dict = {}  # the main file's draw-rank attributes (``storage.ranks``)
-        self._secvals = None  # parsed from them on first use
         self._from_book: set[str] = set()  # tiers add_book answers
         if not exists(self.path):
             if must_exist:
@@ -283,25 +282,23 @@ class Database:
     # -- draw ranks (ultra-strong play; storage.ranks) ---------------------------------------------
     def ranks_state(self) -> str:
         """"ranked", "none" (never ranked) or "stale" (ranked over other tiers than it holds now)."""
-        text = self._ultra_attrs.get("ultra_secval")
+        text = self.secval_text()
         if text is None:
             return "none"
+        from .ranks import parse_secval_text
+
+        try:
+            ranked = {tuple(r[:4]) for r in parse_secval_text(text)[2]}
+        except ValueError as e:
+            raise DatabaseError(f"{self.path}: its ultra_secval attribute is damaged ({e})") from None
         own = {parse_tier(n) for n in {*self._info, *self._pending} if n not in self._from_book}
-        return "ranked" if set(self.secvals().values) == own else "stale"
+        return "ranked" if ranked == own else "stale"
 
-    def secvals(self):
-        """The sector values the ranks were computed with (``ultra.secval.SectorValues``), or None."""
+    def secval_text(self) -> str | None:
+        """The sector values the ranks were computed with, as the main file stores them (Malom's
+        ``.secval`` text; ``ultra.secval.stored_secvals`` reads it), or None."""
         text = self._ultra_attrs.get("ultra_secval")
-        if text is None:
-            return None
-        if self._secvals is None:
-            from ..ultra.secval import parse_secval
-
-            try:
-                self._secvals = parse_secval(str(text))
-            except ValueError as e:
-                raise DatabaseError(f"{self.path}: its ultra_secval attribute is damaged ({e})") from None
-        return self._secvals
+        return None if text is None else str(text)
 
     def ranks_attrs(self) -> dict:
         """The main file's ``ultra_*`` attributes (empty where the database has no ranks)."""

@@ -46,6 +46,23 @@ NO_RANK = 0x7FFF  # (solver.ultra.ranks.NO_RANK)
 MAIN_ATTRS = ("ultra_format", "ultra_secval", "ultra_code_version", "ultra_created", "ultra_seconds")
 
 
+def parse_secval_text(text: str) -> tuple[int, int, list[tuple[int, int, int, int, int]]]:
+    """The ``ultra_secval`` attribute (Malom's ``.secval`` text) read back: (virtual loss value,
+    virtual win value, rows (a, b, ha, hb, sector value) in the file's order). ValueError for a
+    text that is not one."""
+    lines = [line.split() for line in text.splitlines() if line.strip()]
+    try:
+        if lines[0][0] != "virt_loss_val:" or lines[1][0] != "virt_win_val:":
+            raise ValueError("no virt_loss_val/virt_win_val header")
+        virt_loss, virt_win, n = int(lines[0][1]), int(lines[1][1]), int(lines[2][0])
+        rows = [tuple(int(x) for x in row) for row in lines[3:]]
+        if len(rows) != n or any(len(r) != 5 for r in rows):
+            raise ValueError(f"{n} sectors announced, {len(rows)} lines of 5 numbers found")
+    except (IndexError, ValueError) as e:
+        raise ValueError(f"not a .secval text: {e}") from None
+    return virt_loss, virt_win, rows
+
+
 def ranks_checksum(rank: np.ndarray, depth: np.ndarray) -> str:
     h = hashlib.sha256(np.ascontiguousarray(rank, dtype="<i2").tobytes())
     h.update(np.ascontiguousarray(depth, dtype="<i2").tobytes())

@@ -28,6 +28,7 @@ _WHERE = {
     "SectorValues": "secval",
     "database_stats": "secval",
     "sector_values": "secval",
+    "stored_secvals": "secval",
     "transient": "secval",
 }
 

@@ -28,6 +28,7 @@ import numpy as np
 from ..index.kernels import rank_position
 from ..rules.bits import popcount
 from ..rules.movegen import LOST, MAX_MOVES, ONGOING, apply_move, game_status, generate_moves
+from .secval import stored_secvals
 
 STRONG, ULTRA, NOISY, SEARCH = 0, 1, 2, 3
 WIN, DRAW, LOSS = 1, 0, -1
@@ -46,7 +47,7 @@ def tables(db):
     no such tier; ``secval[key]`` the tier's sector value."""
     from ..storage.ranks import NO_RANK
 
-    sv = db.secvals()
+    sv = stored_secvals(db)
     offset = np.full(TIER_SLOTS, -1, dtype=np.int64)
     secval = np.zeros(TIER_SLOTS, dtype=np.int64)
     values, ranks, depths = [], [], []

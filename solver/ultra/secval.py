@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import DatabaseError
 from ..rules.rulesets import RuleSet
+from ..storage.ranks import parse_secval_text
 from ..tiers import Tier, group_of, twin
 
 EPS = 0.00000000001  # Analyzer.cpp:224
@@ -45,18 +47,21 @@ def parse_secval(text: str) -> SectorValues:
     """A ``.secval`` text (Malom's format, as ``secval_text`` writes it and a ranked database
     stores it) read back; the ratios are not in the file, so each tier's place in it stands in
     for its ratio (the file lists them by ratio). ValueError for a text that is not one."""
-    lines = [line.split() for line in text.splitlines() if line.strip()]
-    try:
-        if lines[0][0] != "virt_loss_val:" or lines[1][0] != "virt_win_val:":
-            raise ValueError("no virt_loss_val/virt_win_val header")
-        virt_loss, virt_win, n = int(lines[0][1]), int(lines[1][1]), int(lines[2][0])
-        rows = [tuple(int(x) for x in row) for row in lines[3:]]
-        if len(rows) != n or any(len(r) != 5 for r in rows):
-            raise ValueError(f"{n} sectors announced, {len(rows)} lines of 5 numbers found")
-    except (IndexError, ValueError) as e:
-        raise ValueError(f"not a .secval text: {e}") from None
+    virt_loss, virt_win, rows = parse_secval_text(text)
     values = {r[:4]: r[4] for r in rows}
     return SectorValues(values, virt_loss, virt_win, {r[:4]: float(i) for i, r in enumerate(rows)})
+
+
+def stored_secvals(db) -> SectorValues | None:
+    """The sector values a ranked database (``storage.Database``) was ranked with, or None where
+    it holds none; DatabaseError where the stored text is damaged."""
+    text = db.secval_text()
+    if text is None:
+        return None
+    try:
+        return parse_secval(text)
+    except ValueError as e:
+        raise DatabaseError(f"{db.path}: its ultra_secval attribute is damaged ({e})") from None
 
 
 def transient(rules: RuleSet, t: Tier) -> bool:

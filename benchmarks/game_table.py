@@ -7,7 +7,8 @@ Reads each database (solved with ``morris solve --whole-game``; nothing is recom
 prints a markdown row per database: the rule set, the value of the start and its plies, how many
 of the 24 first placements win, draw and lose, the longest win or loss of any position, the
 positions, the solve's time (the tiers' own seconds summed; with ``--log``, the JSONL of ``morris
-solve --json``, its runs' own counts) and the disk. Then the share of won positions of each
+solve --json``, wall and CPU over all its runs), the peak memory (``--time-log``: what ``/usr/bin/time
+-v`` wrote) and the disk. Then the share of won positions of each
 moving-phase subspace per database, the first one as the reference. With ``--checksums-dir``,
 writes ``<rule set>-whole.json`` ({tier: checksum}) there for each. Not a test.
 """
@@ -28,17 +29,29 @@ def _disk(path: Path) -> int:
     return sum(f.stat().st_size for f in files if f.exists())
 
 
-def _log_seconds(log: Path) -> float:
-    """The seconds of every run the JSONL log holds (one summary line per run or resumed run)."""
-    total = 0.0
+def _log_seconds(log: Path) -> tuple[float, float]:
+    """(wall, CPU) seconds of the tiers the JSONL log of ``morris solve --json`` records as solved,
+    each counted once (a tier and its twin, solved together, both record the pair's seconds),
+    over every run of it: a run cut off before its summary line counts too."""
+    pairs: dict[tuple, tuple[float, float]] = {}
     for line in log.read_text().splitlines():
         d = json.loads(line)
-        if d.get("event") == "summary":
-            total += float(d.get("seconds", 0.0))
-    return total
+        if d.get("event") == "tiers" and not d.get("skipped"):
+            for t in d["subspaces"]:
+                key = (t["mover"], t["opponent"], t.get("mover_hand", 0), t.get("opponent_hand", 0))
+                twin = (key[1], key[0], key[3], key[2])
+                pairs[min(key, twin)] = (float(t["seconds"]), float(t.get("cpu_seconds", 0.0)))
+    return sum(w for w, _ in pairs.values()), sum(c for _, c in pairs.values())
 
 
-def row(path: Path, log: Path | None) -> tuple[str, dict]:
+def _peak_gib(time_log: Path) -> float:
+    """The largest "Maximum resident set size" that ``/usr/bin/time -v`` wrote to ``time_log``
+    (one per run segment), in GiB."""
+    kib = [int(line.split(":")[1]) for line in time_log.read_text().splitlines() if "Maximum resident set size" in line]
+    return max(kib) / 2**20 if kib else float("nan")
+
+
+def row(path: Path, log: Path | None, time_log: Path | None) -> tuple[str, dict]:
     with open_database(path, book=False) as db:
         rules = db.rules
         start = db.analyse(start_position(rules))
@@ -47,12 +60,13 @@ def row(path: Path, log: Path | None) -> tuple[str, dict]:
     longest = max(t.max_plies for t in tiers)
     # a tier and its twin, solved together, both store the pair's seconds: counted once
     pairs = {min(t.tier, (t.opponent, t.mover, t.opponent_hand, t.mover_hand)): t.seconds for t in tiers}
-    seconds = _log_seconds(log) if log else sum(pairs.values())
+    seconds, cpu = _log_seconds(log) if log else (sum(pairs.values()), float("nan"))
+    peak = _peak_gib(time_log) if time_log else float("nan")
     positions = sum(t.positions for t in tiers)
     text = (
         f"| `{rules.describe()}` | {describe_game(start).removeprefix('game value: ').split(' (')[0]} "
         f"| {counts['win']} / {counts['draw']} / {counts['loss']} | {longest} | {positions:,} "
-        f"| {seconds / 60:,.1f} min | {_disk(path) / 2**30:.1f} GiB |"
+        f"| {seconds / 60:,.1f} min / {cpu / 60:,.1f} min | {peak:.1f} GiB | {_disk(path) / 2**30:.1f} GiB |"
     )
     shares = {t.name: t.win / t.positions for t in tiers if not t.placing and t.positions}
     return text, {"rules": rules, "tiers": tiers, "shares": shares}
@@ -62,14 +76,19 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dbs", nargs="+", type=Path)
     p.add_argument("--log", type=Path, action="append", default=[], help="JSONL of the solve, one per database in order")
+    p.add_argument("--time-log", type=Path, action="append", default=[], help="/usr/bin/time -v output of the solve, one per database in order")
     p.add_argument("--checksums-dir", type=Path)
     args = p.parse_args()
     logs = args.log + [None] * (len(args.dbs) - len(args.log))
-    print("| rule set | the start (White moves first) | first placements win / draw / lose | longest game (plies) | positions | solve | disk |")
-    print("|---|---|---|---:|---:|---:|---:|")
+    time_logs = args.time_log + [None] * (len(args.dbs) - len(args.time_log))
+    print(
+        "| rule set | the start (White moves first) | first placements win / draw / lose | longest game (plies) "
+        "| positions | solve (wall / CPU) | peak memory | disk |"
+    )
+    print("|---|---|---|---:|---:|---:|---:|---:|")
     found = []
-    for path, log in zip(args.dbs, logs):
-        text, data = row(path, log)
+    for path, log, time_log in zip(args.dbs, logs, time_logs):
+        text, data = row(path, log, time_log)
         print(text)
         found.append(data)
     if len(found) > 1:

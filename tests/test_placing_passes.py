@@ -26,6 +26,8 @@ CASES = [
     ("three", []),
     ("six", ["men=4"]),
     ("six", ["men=4", "double-mill=per-mill", "removal=optional"]),
+    ("six", ["men=4", "removal=optional"]),
+    ("six", ["men=5", "double-mill=per-mill"]),  # 5 men: a placement can close two mills at once
     ("six", ["men=4", "removal-from-mills=forfeit", "blocked=passes"]),
     ("standard", ["men=3"]),
     ("twelve", ["men=3"]),

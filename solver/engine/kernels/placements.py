@@ -20,9 +20,10 @@ A placement that closes a mill removes one of R's removable men q: its successor
 lies in another block per q, a handful per R, in cache too. Each R - q's symmetry to its
 canonical form is tabled per R (``_point_table``: the board's bytes to the successor's
 free-point indices, then ``compact_rank``), and the best removal is kept per m + p, which the
-several m lacking one man of its mill share (``MEMO``). Rule options that change the removals
-(one per mill, optional, a mill that wins) go the general way: ``_emit_with_removals`` and
-``slot_from`` per row.
+several m lacking one man of its mill share (``MEMO``). Under optional removal the placement may
+also lead to (R, m + p), read as a placement without a mill. Only a placement closing two mills
+at once under one removal per mill, and every mill under mill-wins, go the general way
+(``_emit_with_removals`` and ``slot_from`` per row).
 
 Measured (benchmarks/RESULTS.md, 2026-11-25): the placing phase of the standard board with 6 men
 3.06 M positions/s with ``tier_pass``, 17 M with this pass.
@@ -111,6 +112,19 @@ def closing_points(m, empty, mill_masks):
         x = mill & ~m
         out |= x * ((x & (x - 1)) == 0)  # one point of the mill missing (x == 0 adds nothing)
     return out & empty
+
+
+@helper
+def closing_twice(m, empty, mill_masks):
+    """The empty points where a man of ``m`` would close two mills or more at once."""
+    once = 0
+    twice = 0
+    for mill in mill_masks:
+        x = mill & ~m
+        x *= (x & (x - 1)) == 0
+        twice |= once & x
+        once |= x
+    return twice & empty
 
 
 @helper
@@ -214,8 +228,12 @@ def placement_pass(a, b, ha, hb, value, succ, g, ix, ranks):
     nchunks = (total + WORK - 1) // WORK
     succ0, succ1 = succ[0], succ[1]
     opts = g.opts
-    # one removal per mill closed, chosen among removable_men: ranked below without the rows
-    plain = opts[OPT_MILL_WINS] == 0 and opts[OPT_PER_MILL] == 0 and opts[OPT_OPTIONAL] == 0
+    # A placement closing one mill removes one of removable_men, ranked below without the rows;
+    # where the removal is optional, it may also stay (R, m + p). Two mills closed at once under
+    # one removal per mill, and every mill under mill-wins, go the general way.
+    plain = opts[OPT_MILL_WINS] == 0
+    per_mill = opts[OPT_PER_MILL] != 0
+    optional = opts[OPT_OPTIONAL] != 0
     mill_wins = opts[OPT_MILL_WINS] != 0
     full_draw = opts[OPT_FULL_DRAW] != 0
     # the removals' successors ranked through tables built per R, where R has positions enough
@@ -299,8 +317,12 @@ def placement_pass(a, b, ha, hb, value, succ, g, ix, ranks):
                 key = 0
                 closing = closing_points(m, empty, mill_masks)
                 general = closing if not plain else 0  # placements ranked the general way
-                removing = closing if rem != 0 else 0  # placements that remove a man of R
+                if per_mill and plain:
+                    general = closing_twice(m, empty, mill_masks)
+                removing = closing & ~general if rem != 0 else 0  # placements that remove a man of R
                 direct = empty & ~general & ~removing  # their successor is (R, m + p)
+                if optional:
+                    direct |= removing  # the man may stay: (R, m + p) too
                 if direct or removing:
                     # S's elements s_1 < ... < s_a (free-point indices): below j they keep their
                     # place in S + j, above it they move one place up

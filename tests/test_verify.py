@@ -351,6 +351,7 @@ WHOLE = {
     "lasker-3": ("lasker", ["men=3"]),
     "standard-4": ("standard", ["men=4"]),
     "six-4-per-mill": ("six", ["men=4", "double-mill=per-mill", "removal=optional"]),
+    "six-5-per-mill": ("six", ["men=5", "double-mill=per-mill"]),  # two mills closed by one placement
     "six-4-passes": ("six", ["men=4", "blocked=passes", "removal-from-mills=forfeit"]),
     "six-4-flying": ("six", ["men=4", "flying=at-3"]),
     "twelve-4": ("twelve", ["men=4"]),
@@ -488,12 +489,13 @@ def test_changed_placing_value_fails_the_command(whole_db, tmp_path):
     assert row["method"] == TIER_WALK and any(f"slot {slot} " in e and "stored draw" in e for e in row["examples"])
 
 
-@pytest.mark.parametrize("key", ["six-4-lasker", "six-4"])
+@pytest.mark.parametrize("key", ["six-4-lasker", "six-4", "six-4-per-mill", "six-5-per-mill"])
 def test_random_placing_changes_agree_with_the_direct_check(whole_db, tmp_path, key):
     """Changes anywhere in the tiers with men in hand of the six board with 4 men, with Lasker's
     rule (moves from the tiers with men in hand: ``generate_moves``' list) and without
-    (placements alone: ``_expected_placing``), DUP markers included: the walk and the sweep count
-    what the direct check counts, tier by tier (and nothing in the tiers left unchanged)."""
+    (placements alone: ``_expected_placing``; with optional removals and one per mill; and with 5
+    men, where a placement closes two mills at once), DUP markers included: the walk and the sweep
+    count what the direct check counts, tier by tier (and nothing in the tiers left unchanged)."""
     src = whole_db(key)
     names = placing_names(src)
     rng = random.Random(5)

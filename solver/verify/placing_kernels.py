@@ -30,13 +30,14 @@ slot is r * C(n - b, men) + the colex rank of the other side's men (``slot_with`
 symmetries of its own), in one run of the successor tier, in cache. Runs are cut in pieces of
 ``PIECE`` slots so that the threads share tiers with few runs (b = 0 or 1) evenly. The positions'
 own values are read a batch at a time. ``kernels.check_duplicates`` checks DUP in the other
-slots. Where the mover can only place, one removal at most (``placements_only``: every rule set
-but Lasker's, one removal per mill and optional removals), a position's successors come from the
-rules' tests for a placement and a removal instead of ``generate_moves``' list
-(``_expected_placing``): a placement's colex rank from the position's own, the removals' targets
-(o - q) set up once per run, and the best removal kept per m + p for the positions of the run
-that reach the same m + p (the several m lacking one man of its mill): 2026-11-25,
-RESULTS.md.
+slots. Where the mover can only place (``placements_only``: every rule set but Lasker's and
+mill-wins), a position's successors come from the rules' tests for a placement and a removal
+instead of ``generate_moves``' list (``_expected_placing``): a placement's colex rank from the
+position's own, the removals' targets (o - q) set up once per run, and the best removal kept per
+m + p for the positions of the run that reach the same m + p (the several m lacking one man of
+its mill): 2026-11-25, RESULTS.md. Under optional removal a placement that closes a mill also
+leads to (o, m + p); under one removal per mill, a position with a placement that closes two
+mills at once is listed by ``generate_moves`` instead (``TWO_MILLS``).
 
 The sweep (``kernels.not_draws``, ``mark_tier_predecessors``, ``sweep_tier``) skips the draws
 whose successors are all draws, as the moving phase's sweep does. It first marks every position
@@ -110,6 +111,7 @@ NO_WIN = 1 << 20  # ``_fold``'s quickest win while there is none: above every co
 # an entry, so that a block's memo stays in the core's cache.
 MEMO_STAMP = 39
 PIPE = 32  # positions of the walk judged together; their own slots are asked for a batch ahead
+TWO_MILLS = -2  # ``_expected_placing``: a placement closes two mills under per-mill, list the moves
 
 
 @helper
@@ -187,13 +189,11 @@ def _expected_with_setup(m, o, ha, hb, rep_o, syms, nsyms, buf, succ, g, ix):
 
 @helper
 def placements_only(a, b, ha, opts, n):
-    """Whether every position of tier (a, b, ha, .) moves by placements alone, each removing one
-    man at most and only where it must (``_expected_placing`` serves): a man in hand and an
-    empty point, no Lasker move, no removal that is optional or one per mill, no mill that wins."""
-    return (
-        ha > 0 and a + b < n and not opts[OPT_LASKER] and not opts[OPT_MILL_WINS] and not opts[OPT_OPTIONAL]
-        and not opts[OPT_PER_MILL]
-    )
+    """Whether every position of tier (a, b, ha, .) moves by placements alone (``_expected_placing``
+    serves): a man in hand and an empty point, no Lasker move, no mill that wins. (A placement
+    closing two mills under one removal per mill is left to ``_expected_with_setup``, position by
+    position: ``TWO_MILLS``.)"""
+    return ha > 0 and a + b < n and not opts[OPT_LASKER] and not opts[OPT_MILL_WINS]
 
 
 @helper
@@ -230,6 +230,7 @@ def _expected_placing(m, cm, o, hb, rep_o, syms, nsyms, run, succ, g, ix):
         return over
     fp, nfree, nq, qsyms, qn, qmc, qrep, memo, stamp, low, high = run
     n, binom, sym_img = ix.n, ix.binom, ix.sym_img
+    optional, per_mill = g.opts[OPT_OPTIONAL] != 0, g.opts[OPT_PER_MILL] != 0
     a = popcount(m)
     b = popcount(o)
     per0 = binom[n - b, a + 1]  # slots per mover set of the successor tiers
@@ -258,7 +259,10 @@ def _expected_placing(m, cm, o, hb, rep_o, syms, nsyms, run, succ, g, ix):
         p = fp[j]
         m2 = m | (1 << p)
         key = low[t] + binom[j, t + 1] + high[t]  # the colex rank of cm + j
-        if nq > 0 and mills_formed(m2, p, g.point_mills) > 0:
+        formed = mills_formed(m2, p, g.point_mills) if nq > 0 else 0
+        if formed > 1 and per_mill:
+            return TWO_MILLS
+        if formed > 0:
             e = memo[key]
             if e >> MEMO_STAMP != stamp[0]:
                 bw, wl, dr = NO_WIN, 0, False
@@ -276,7 +280,9 @@ def _expected_placing(m, cm, o, hb, rep_o, syms, nsyms, run, succ, g, ix):
             win = min(win, e & ((1 << 21) - 1))
             loss = max(loss, (e >> 21) & ((1 << 17) - 1))
             draw |= (e >> 38) & 1 != 0
-            continue
+            if not optional:
+                continue
+            # an optional removal: the placement may also leave R's men as they are, (o, m + p)
         if nsyms == 1:
             s = rep_o * per0 + key
         else:
@@ -310,10 +316,12 @@ def _check_batch(k, ms, cms, wants, held, nheld, o, ha, hb, rep_o, syms, nsyms, 
     for a batch ago, ``held[:nheld]``: slot, expected) are compared, then this batch's slots are
     ranked and asked for. Returns the new ``nheld``."""
     for i in range(k):
+        want = TWO_MILLS
         if fast:
-            wants[i] = _expected_placing(ms[i], cms[i], o, hb, rep_o, syms, nsyms, run, succ, g, ix)
-        else:
-            wants[i] = _expected_with_setup(ms[i], o, ha, hb, rep_o, syms, nsyms, buf, succ, g, ix)
+            want = _expected_placing(ms[i], cms[i], o, hb, rep_o, syms, nsyms, run, succ, g, ix)
+        if want == TWO_MILLS:
+            want = _expected_with_setup(ms[i], o, ha, hb, rep_o, syms, nsyms, buf, succ, g, ix)
+        wants[i] = want
     _compare_held(held, nheld, values, err, c)
     for i in range(k):
         s = rank_position(ms[i], o, ix)

@@ -805,12 +805,7 @@ def _chunk_rows(ctx: _Build, k: int, lo: int, hi: int):
             local = out_edge[sel] & _LOCAL
             j = np.searchsorted(tkeys, local)
             assert np.array_equal(tkeys.take(j, mode="clip"), local), "a successor missing from a solved tier"
-            v, p, w = tvalue[j], tplies[j], out_owner[sel]
-            e = v == LOSS
-            np.minimum.at(least, w[e], p[e])
-            e = v == WIN
-            np.maximum.at(most, w[e], p[e])
-            draw[w[v == DRAW]] = True
+            fold_solved(tvalue[j], tplies[j], out_owner[sel], least, most, draw)
     as_bool = lambda x: np.frombuffer(x, dtype=np.uint8).astype(bool)  # noqa: E731
     return (
         as_bool(lost),
@@ -825,6 +820,16 @@ def _chunk_rows(ctx: _Build, k: int, lo: int, hi: int):
 
 
 _WORK = None  # the _Build of the graph being built, handed to forked workers
+
+
+def fold_solved(v, p, w, least, most, draw) -> None:
+    """Fold successors already solved (values v, plies p) into their owners w: the quickest
+    loss (``least``), the slowest win (``most``) and whether one is a draw."""
+    e = v == LOSS
+    np.minimum.at(least, w[e], p[e])
+    e = v == WIN
+    np.maximum.at(most, w[e], p[e])
+    draw[w[v == DRAW]] = True
 
 
 def _chunk_worker(job):

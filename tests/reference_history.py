@@ -91,6 +91,7 @@ from reference import (
     MoveGen,
     Subspace,
     _build,
+    fold_solved,
     bits,
     check_solution,
     closure,
@@ -463,12 +464,7 @@ def _group_graph(gen: HistoryGen, space: _Moving, group: list[tuple[int, int]], 
             tkeys, tvalue, tplies = solved[space.subs[t]]
             j = np.searchsorted(tkeys, out_key[sel])
             assert np.array_equal(tkeys.take(j, mode="clip"), out_key[sel]), "a successor missing from a solved subspace"
-            v, p, w = tvalue[j], tplies[j], out_owner[sel]
-            e = v == LOSS
-            np.minimum.at(least, w[e], p[e])
-            e = v == WIN
-            np.maximum.at(most, w[e], p[e])
-            draw[w[v == DRAW]] = True
+            fold_solved(tvalue[j], tplies[j], out_owner[sel], least, most, draw)
     assert state == size
     # the edges came owner by owner, in order: they are already the rows of a CSR graph
     indptr = np.zeros(size + 1, dtype=np.int64)

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Issue 20's long runs: each rule set of the old sources solved whole at 9 men, verified in full,
+# its checksums and a short opening book recorded, one after another. Run again with the same
+# command to resume: a solve goes on from the tiers its database holds, a verify from its log,
+# and a rule set whose step file says "done" is skipped.
+#
+#   nohup benchmarks/old_rules.sh > data/old_rules.out 2>&1 &
+#   benchmarks/old_rules.sh viking          # one rule set only
+#
+# Each rule set R is solved into the database its rules name by default (data/viking.h5,
+# data/standard_removal-optional.h5: what `morris query --rules ...` reads) and leaves
+# data/R.jsonl (the solve's JSON lines), data/R.time.log (/usr/bin/time -v of each segment),
+# data/verify-R.jsonl (one line a checked tier) and data/verify-R.time.log, data/R.table.md (its row of the README's table),
+# benchmarks/checksums/<database name>-whole.json and solver/books/<database name> (the tiers
+# with 12 or more men in hand). It removes nothing: delete the database by hand once these are
+# committed (a 9-men database takes about 11 GB).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. .venv/bin/activate
+
+declare -A RULES=(
+    [no-flying]="--rules no-flying"
+    [viking]="--rules viking"
+    [per-mill]="--rules standard -o double-mill=per-mill"
+    [optional]="--rules standard -o removal=optional"
+    [passes]="--rules standard -o blocked=passes"
+    [diagonal]="--rules standard -o board=diagonal"
+)
+ORDER=(no-flying viking per-mill optional passes diagonal)
+
+names=("$@")
+[[ ${#names[@]} -gt 0 ]] || names=("${ORDER[@]}")
+for name in "${names[@]}"; do
+    [[ -n "${RULES[$name]:-}" ]] || { echo "unknown rule set $name (one of: ${ORDER[*]})" >&2; exit 2; }
+    # shellcheck disable=SC2086  # the options are words
+    set -- ${RULES[$name]}
+    # the database where the commands look for these rules by default (data/standard_removal-optional.h5)
+    db=$(python -c "import sys; from solver.rules import make_rules; from solver.storage.files import default_path
+a = sys.argv[2:]; print(default_path(make_rules(a[0], [a[i + 1] for i in range(1, len(a), 2)])))" "$@")
+    step="data/$name.step"
+    if [[ -f "$step" && "$(cat "$step")" == done ]]; then
+        echo "$name: done ($step)"
+        continue
+    fi
+    echo "$name: solve ($(date -u +%FT%TZ))"
+    echo "=== run $(date -u +%FT%TZ)" >> "data/$name.time.log"
+    /usr/bin/time -v morris solve --whole-game "$@" --db "$db" --json >> "data/$name.jsonl" 2>> "data/$name.time.log"
+    echo solved > "$step"
+    echo "$name: verify ($(date -u +%FT%TZ))"
+    echo "=== verify $(date -u +%FT%TZ)" >> "data/verify-$name.time.log"
+    /usr/bin/time -v python benchmarks/verify_run.py --db "$db" --log "data/verify-$name.jsonl" 2>> "data/verify-$name.time.log"
+    echo verified > "$step"
+    python benchmarks/game_table.py data/standard.h5 "$db" --log data/whole.jsonl --log "data/$name.jsonl" \
+        --time-log data/whole.time.log --time-log "data/$name.time.log" --checksums-dir benchmarks/checksums \
+        > "data/$name.table.md"
+    morris book build --db "$db" --min-hand 12
+    echo done > "$step"
+    echo "$name: done ($(date -u +%FT%TZ)); table in data/$name.table.md"
+done

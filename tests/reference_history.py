@@ -92,11 +92,10 @@ from reference import (
     Subspace,
     _build,
     fold_solved,
+    solve_group,
     bits,
-    check_solution,
     closure,
     enumerate_subspace,
-    solve_graph,
     solve_reference,
     solve_whole_reference,
     split,
@@ -519,10 +518,8 @@ def solve_history(
         t0 = time.perf_counter()
         g, keys = _group_graph(gen, space, group, solved)
         t1 = time.perf_counter()
-        value, plies = solve_graph(g)
-        t2 = time.perf_counter()
-        if check:
-            check_solution(g, value, plies)
+        value, plies, solve_s = solve_group(g, check)
+        t2 = t1 + solve_s
         if progress:
             print(f"  {group}: {g.size} states, {len(g.succ)} edges inside; build {t1 - t0:.1f} s, "
                   f"solve {t2 - t1:.1f} s", flush=True)
@@ -574,9 +571,7 @@ def solve_history_whole(
         assert not any(t[2] == 0 and t[3] == 0 for t in group)
         t1 = time.perf_counter()
         g = _build(rules, tiers, group, solved=solved)
-        value, plies = solve_graph(g)
-        if check:
-            check_solution(g, value, plies)
+        value, plies, _ = solve_group(g, check)
         if report is not None:
             report(group, g, time.perf_counter() - t1, 0.0)
         for t, s in split(g, value, plies).items():

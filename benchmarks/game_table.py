@@ -10,7 +10,9 @@ positions, the solve's time (the tiers' own seconds summed; with ``--log``, the 
 solve --json``, wall and CPU over all its runs), the peak memory (``--time-log``: what ``/usr/bin/time
 -v`` wrote) and the disk. Then the share of won positions of each
 moving-phase subspace per database, the first one as the reference. With ``--checksums-dir``,
-writes ``<rule set>-whole.json`` ({tier: checksum}) there for each. Not a test.
+writes ``<rule set>-whole.json`` ({tier: checksum}) there for each; with ``--stats-dir``,
+``<rule set>.json``: the start's value, each first placement's, and every tier's stored counts
+(what notebooks/old_rules.ipynb plots, without the databases). Not a test.
 """
 
 from __future__ import annotations
@@ -69,7 +71,28 @@ def row(path: Path, log: Path | None, time_log: Path | None) -> tuple[str, dict]
         f"| {seconds / 60:,.1f} min / {cpu / 60:,.1f} min | {peak:.1f} GiB | {_disk(path) / 2**30:.1f} GiB |"
     )
     shares = {t.name: t.win / t.positions for t in tiers if not t.placing and t.positions}
-    return text, {"rules": rules, "tiers": tiers, "shares": shares}
+    return text, {"rules": rules, "tiers": tiers, "shares": shares, "start": start}
+
+
+def stats(found: dict) -> dict:
+    """What a database says of its game, small enough to ship: the rule set, the start and its
+    first placements, and each tier's stored counts (up to symmetry, for the side to move)."""
+    start = found["start"]
+    keys = ("positions", "win", "draw", "loss", "max_win", "max_loss")
+    return {
+        "rules": found["rules"].describe(),
+        "start": {"value": start.probe.value, "plies": start.probe.plies},
+        "first_moves": {m.notation: {"value": m.value, "plies": m.plies} for m in start.moves},
+        "tiers": {t.name: {k: int(getattr(t, k)) for k in keys} for t in found["tiers"]},
+    }
+
+
+def _dump_lines(d: dict) -> str:
+    """JSON with one line per first move and per tier: small, and a diff shows what changed."""
+    def block(m: dict) -> str:
+        return "{\n" + ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in m.items()) + "\n }"
+    parts = [f' "{k}": {block(v) if k in ("first_moves", "tiers") else json.dumps(v)}' for k, v in d.items()]
+    return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
 def main() -> None:
@@ -78,6 +101,7 @@ def main() -> None:
     p.add_argument("--log", type=Path, action="append", default=[], help="JSONL of the solve, one per database in order")
     p.add_argument("--time-log", type=Path, action="append", default=[], help="/usr/bin/time -v output of the solve, one per database in order")
     p.add_argument("--checksums-dir", type=Path)
+    p.add_argument("--stats-dir", type=Path, help="where to write <rule set>.json: the start, first placements and tier counts")
     args = p.parse_args()
     logs = args.log + [None] * (len(args.dbs) - len(args.log))
     time_logs = args.time_log + [None] * (len(args.dbs) - len(args.time_log))
@@ -103,6 +127,12 @@ def main() -> None:
             out = args.checksums_dir / f"{default_path(f['rules']).stem}-whole.json"
             out.write_text(json.dumps({t.name: t.checksum for t in f["tiers"]}, indent=1, sort_keys=True) + "\n")
             print(f"checksums written to {out}")
+    if args.stats_dir:
+        args.stats_dir.mkdir(parents=True, exist_ok=True)
+        for f in found:
+            out = args.stats_dir / f"{default_path(f['rules']).stem}.json"
+            out.write_text(_dump_lines(stats(f)))
+            print(f"statistics written to {out}")
 
 
 if __name__ == "__main__":

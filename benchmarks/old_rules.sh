@@ -11,7 +11,7 @@
 # data/standard_removal-optional.h5: what `morris query --rules ...` reads) and leaves
 # data/R.jsonl (the solve's JSON lines), data/R.time.log (/usr/bin/time -v of each segment),
 # data/verify-R.jsonl (one line a checked tier) and data/verify-R.time.log, data/R.table.md (its row of the README's table),
-# benchmarks/checksums/<database name>-whole.json and solver/books/<database name> (the tiers
+# benchmarks/checksums/<database name>-whole.json, benchmarks/rulesets/<database name>.json (what notebooks/old_rules.ipynb plots) and solver/books/<database name> (the tiers
 # with 12 or more men in hand). It removes nothing: delete the database by hand once these are
 # committed (a 9-men database takes about 11 GB).
 set -euo pipefail
@@ -51,7 +51,7 @@ a = sys.argv[2:]; print(default_path(make_rules(a[0], [a[i + 1] for i in range(1
     /usr/bin/time -v python benchmarks/verify_run.py --db "$db" --log "data/verify-$name.jsonl" 2>> "data/verify-$name.time.log"
     echo verified > "$step"
     python benchmarks/game_table.py data/standard.h5 "$db" --log data/whole.jsonl --log "data/$name.jsonl" \
-        --time-log data/whole.time.log --time-log "data/$name.time.log" --checksums-dir benchmarks/checksums \
+        --time-log data/whole.time.log --time-log "data/$name.time.log" --checksums-dir benchmarks/checksums --stats-dir benchmarks/rulesets \
         > "data/$name.table.md"
     morris book build --db "$db" --min-hand 12
     echo done > "$step"

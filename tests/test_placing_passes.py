@@ -49,7 +49,7 @@ def placing_tiers(rules, db):
 def general_pass(t, succ, internal, g, ix, slots):
     value = np.empty(slots, dtype=np.uint16)
     one = np.zeros(1, dtype=np.int32)
-    bad = placing.tier_pass(*t, value, one, np.zeros(1, np.uint16), np.zeros(1, np.uint16), succ, internal, g, ix)
+    bad = placing.tier_pass(*t, 0, value, one, np.zeros(1, np.uint16), np.zeros(1, np.uint16), succ, internal, g, ix)
     return value, bad
 
 

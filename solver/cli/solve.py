@@ -161,7 +161,7 @@ def solve_whole_game(rules, extended, db_path, threads, dry_run, max_memory, clu
     else:
         rows = solve_whole(
             rules, db_path, extended, threads=threads, progress=bars,
-            echo=(lambda line: None) if as_json else click.echo, on_group=on_group,
+            echo=(lambda line: None) if as_json else click.echo, on_group=on_group, hold_bytes=plan.placing.hold_bytes,
         )
     secs = time.perf_counter() - t0
     line = game_value_line(db_path, rules)

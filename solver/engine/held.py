@@ -57,12 +57,38 @@ class SolvedValues:
             del self._held[key]
 
 
+def first_uses(jobs) -> dict:
+    """{tier: the index in ``jobs`` of the first job that reads it}."""
+    first: dict = {}
+    for i in range(len(jobs) - 1, -1, -1):
+        for t in jobs[i].reads:
+            first[t] = i
+    return first
+
+
+def over_budget(nbytes: dict, first: dict, budget: int) -> list:
+    """The held tiers to drop (``nbytes``: their sizes) so that the rest take at most ``budget``
+    bytes: those read furthest ahead first (``first``: ``first_uses``), never one that the next
+    job reads (it would be read back at once)."""
+    total = sum(nbytes.values())
+    drop = []
+    for t in sorted(nbytes, key=lambda t: (-first[t], t)):
+        if total <= budget or first[t] == 0:
+            break
+        drop.append(t)
+        total -= nbytes[t]
+    return drop
+
+
 class TierValues:
     """Solved tiers held in memory while a later job reads them; the others are read from the
-    database ``db`` when asked for (``__call__``)."""
+    database ``db`` when asked for (``__call__``). With a ``budget`` (bytes), the tiers held
+    beyond what the next job reads stay within it (``over_budget``): Lasker's placing phase
+    would otherwise hold tens of GiB for groups far ahead, which read them back instead."""
 
-    def __init__(self, db: Database):
+    def __init__(self, db: Database, budget: int | None = None):
         self.db = db
+        self.budget = budget
         self.held: dict[Tier, np.ndarray] = {}
 
     def __call__(self, t: Tier) -> np.ndarray:
@@ -73,9 +99,12 @@ class TierValues:
     def keep_for(self, jobs, new=()) -> None:
         """Hold what ``jobs`` (those still to solve: ``order.Job``) read and nothing else; ``new``
         offers freshly solved (tier, values), kept only if one of them reads it."""
-        needed = {t for job in jobs for t in job.reads}
+        needed = first_uses(jobs)
         for t in [t for t in self.held if t not in needed]:
             del self.held[t]
         for t, values in new:
             if t in needed:
                 self.held[t] = values
+        if self.budget is not None:
+            for t in over_budget({t: v.nbytes for t, v in self.held.items()}, needed, self.budget):
+                del self.held[t]

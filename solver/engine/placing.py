@@ -2,8 +2,8 @@
 
 The moving phase (tiers with no men in hand) is solved by the pair engine (``run.solve``); the
 tiers with men in hand group by group (``tiers.groups_in_order``) with the kernels of
-``kernels.placing``: one pass over the successors where every one is solved, retrograde analysis
-over the explicit successor graph where moves cycle inside the group (Lasker's rule). Each group
+``kernels.placing``: one pass over the successors where every one is solved; where moves cycle
+inside the group (Lasker's rule), retrograde analysis by counts and un-moves (``kernels.cycles``). Each group
 is added to the database as it is finished, so a rerun after a kill skips it.
 """
 
@@ -18,12 +18,12 @@ import numpy as np
 
 from ..errors import DatabaseError, DepthOverflow
 from ..index import BoardIndex, board_index
-from ..rules.movegen import OPT_LASKER
+from ..rules.movegen import OPT_LASKER, OPT_PASS
 from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
 from ..tiers import Group, Tier, needed_by, successor_kinds, tier_name, twin
 from ..values import NO_VALUES
-from .kernels import codes, placements, placing
+from .kernels import codes, cycles, placements, placing
 from .order import placing_groups
 
 
@@ -34,12 +34,23 @@ class TierResult:
     stats: dict
 
 
+# How a group whose moves cycle is solved: "implicit" (``kernels.cycles``: counts and un-moves,
+# 5 bytes a slot) or "explicit" (``kernels.placing.retrograde`` over the stored successor graph,
+# about 60 bytes a slot and 16 an edge: the reference the tests compare with). Rules under which
+# a blocked side passes always take the explicit graph (a pass beside men in hand is not an
+# un-move of ``cycles``).
+CYCLES = "implicit"
+PART = 1 << 24  # slots of a tier judged at a time where moves cycle (their summaries: 8 bytes a slot)
+
+
 def solve_group(
     rules: RuleSet, index: BoardIndex, group: Group, solved: Callable[[Tier], np.ndarray]
 ) -> list[TierResult]:
     """Solve the tiers of ``group``; ``solved(t)`` gives the values of a tier it reads."""
     g, ix = game_tables(rules), index.tables
     needed = set(needed_by(rules, group))
+    if group.cycles and implicit_cycles(rules):
+        return _solve_cycling(rules, index, group, {t: _inputs(rules, group, t, needed, solved) for t in group.tiers}, g, ix)
     sizes = [index.slots(t[0], t[1]) for t in group.tiers]
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     # one array for the group where retrograde analysis runs over it whole, else one per tier
@@ -60,7 +71,7 @@ def solve_group(
         if _places_only(rules, group, t, internal):
             bad = placements.placement_pass(*t, out_values[i], succ, g, ix, placements.rank_tables())
         else:
-            bad = placing.tier_pass(*t, out_values[i], nint[keep], win_at[keep], loss_at[keep], succ, internal, g, ix)
+            bad = placing.tier_pass(*t, 0, out_values[i], nint[keep], win_at[keep], loss_at[keep], succ, internal, g, ix)
         if bad:
             raise DatabaseError(f"tier {tier_name(t)}: {bad} successors found no stored position (a damaged input tier)")
     if group.cycles and nint.any():  # (a group that cycles only through positions lost at once has none)
@@ -73,18 +84,64 @@ def solve_group(
         if placing.retrograde(value, nint, win_at, loss_at, ptr, dst) < 0:
             raise DepthOverflow(f"tiers {group.name}: a depth beyond the format's {codes.MAX_LEVEL} plies")
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
-    out = []
-    for t, v in zip(group.tiers, out_values):
-        v = v.copy() if group.cycles else v  # (a tier held later must not hold its twin too)
-        pos, win, draw, loss, max_win, max_loss = codes.tally(v)
-        stats = {
-            "mover": t[0], "opponent": t[1], "mover_hand": t[2], "opponent_hand": t[3], "positions": int(pos),
-            "slots": int(v.shape[0]), "win": int(win), "draw": int(draw), "loss": int(loss), "max_win": int(max_win),
-            "max_loss": int(max_loss), "max_plies": int(max(max_win, max_loss)), "seconds": round(seconds, 3),
-            "cpu_seconds": round(cpu, 3),
-        }
-        out.append(TierResult(t, v, stats))
-    return out
+    # (a tier held later must not hold its twin too: a cycling group's tiers are copied out)
+    return [_result(t, v.copy() if group.cycles else v, seconds, cpu) for t, v in zip(group.tiers, out_values)]
+
+
+def _result(t: Tier, v: np.ndarray, seconds: float, cpu: float) -> TierResult:
+    pos, win, draw, loss, max_win, max_loss = codes.tally(v)
+    stats = {
+        "mover": t[0], "opponent": t[1], "mover_hand": t[2], "opponent_hand": t[3], "positions": int(pos),
+        "slots": int(v.shape[0]), "win": int(win), "draw": int(draw), "loss": int(loss), "max_win": int(max_win),
+        "max_loss": int(max_loss), "max_plies": int(max(max_win, max_loss)), "seconds": round(seconds, 3),
+        "cpu_seconds": round(cpu, 3),
+    }
+    return TierResult(t, v, stats)
+
+
+def implicit_cycles(rules: RuleSet) -> bool:
+    """Whether a cycling group of ``rules`` is solved by ``kernels.cycles`` (see ``CYCLES``)."""
+    return CYCLES == "implicit" and not rules.kernel_options()[OPT_PASS]
+
+
+def _solve_cycling(rules, index, group, inputs, g, ix) -> list[TierResult]:
+    """A group whose moves cycle, by counts and un-moves (``kernels.cycles``)."""
+    sizes = [index.slots(t[0], t[1]) for t in group.tiers]
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    value = np.empty(offsets[-1], dtype=np.uint16)
+    ext = np.zeros(offsets[-1], dtype=np.uint16)
+    count = np.zeros(offsets[-1], dtype=np.uint8)
+    part = min(PART, max(sizes))
+    nint, win_at, loss_at = np.empty(part, np.int32), np.empty(part, np.uint16), np.empty(part, np.uint16)
+    t0, c0 = time.perf_counter(), time.process_time()
+    for t, off, size in zip(group.tiers, offsets, sizes):
+        succ, internal = inputs[t]
+        for lo in range(0, size, part):
+            hi = min(size, lo + part)
+            here, n = slice(off + lo, off + hi), hi - lo
+            bad = placing.tier_pass(*t, lo, value[here], nint[:n], win_at[:n], loss_at[:n], succ, internal, g, ix)
+            if bad:
+                raise DatabaseError(f"tier {tier_name(t)}: {bad} successors found no stored position (a damaged input tier)")
+            cycles.summarise(*t, lo, value[here], ext[here], count[here], nint[:n], win_at[:n], loss_at[:n], g, ix)
+    del nint, win_at, loss_at
+    tiers = np.array(group.tiers, dtype=np.int64)
+    twin_of = np.array([group.tiers.index(twin(t)) for t in group.tiers], dtype=np.int64)
+    parts = np.array(
+        [(off + lo, off + min(size, lo + codes.CHUNK), i) for i, (off, size) in enumerate(zip(offsets, sizes)) for lo in range(0, size, codes.CHUNK)],
+        dtype=np.int64,
+    ).reshape(-1, 3)
+    level = 0
+    while True:
+        nxt = cycles.level_step(level, value, ext, count, parts, tiers, offsets, twin_of, g, ix)
+        if nxt < 0:
+            raise DepthOverflow(f"tiers {group.name}: a depth beyond the format's {codes.MAX_LEVEL} plies")
+        if nxt == cycles.NONE:
+            break
+        level = int(nxt) - 1
+    cycles.finish(value)
+    del ext, count  # (before the tiers are copied out)
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return [_result(t, value[off : off + size].copy(), seconds, cpu) for t, off, size in zip(group.tiers, offsets, sizes)]
 
 
 def successor_values(t: Tier, stored: set, load: Callable[[Tier], np.ndarray], internal_kind: int = -1):

@@ -50,6 +50,7 @@ class Stage:
     heading: str  # echoed before the stage's jobs
     jobs: list[Job]
     wrote: str  # "wrote {n} ... to {path}" after it, when it solved anything
+    hold_bytes: int | None = None  # the budget of tiers held for later jobs (``held.TierValues``)
 
 
 def solve(
@@ -76,9 +77,12 @@ def solve_whole(
     progress: bool = True,
     echo: Callable[[str], None] = print,
     on_group: Callable[[list[SolveRow]], None] | None = None,
+    hold_bytes: int | None = None,
 ) -> list[SolveRow]:
     """Solve a whole game into ``db_path``: the moving phase up to the men it reaches, then the
-    tiers with men in hand. ``on_group`` hears each group's rows (a moving-phase pair's too)."""
+    tiers with men in hand. ``on_group`` hears each group's rows (a moving-phase pair's too).
+    ``hold_bytes``: what the placing phase may hold for later groups (the plan's ``hold_bytes``;
+    None: all they read)."""
     stages = []
     top = moving_men(rules, extended)
     if top >= 3:
@@ -87,7 +91,7 @@ def solve_whole(
     stages.append(
         Stage(
             f"solving the placing phase of {rules.describe()}: {len(groups)} groups of tiers into {db_path}", groups,
-            "tiers with men in hand",
+            "tiers with men in hand", hold_bytes,
         )
     )
     return run_stages(rules, db_path, stages, threads, progress, echo, on_group)
@@ -105,6 +109,7 @@ def run_stages(rules, db_path, stages, threads, progress, echo, on_job) -> list[
         held = TierValues(Database(db_path, rules, must_exist=False))
         try:
             for stage in stages:
+                held.budget = stage.hold_bytes
                 echo(stage.heading)
                 for line in relinked:
                     echo(line)

@@ -1,25 +1,31 @@
 """What the placing phase of a whole game will cost: positions, memory, disk and time, by men in hand.
 
 A group's memory is what ``placing.solve_group`` allocates per slot (the values), plus for a group
-where moves cycle (Lasker's rule) the count of internal moves and the two summaries of the solved
-successors per slot, and the explicit graph: its pointers, the reversed graph and the level
-buckets per slot, and two numbers per internal move; plus the solved tiers held for it and later groups (``held.TierValues``,
-simulated the same way). Disk is at most 2 bytes a slot.
+where moves cycle (Lasker's rule) what the solved successors give and the count of its moves
+inside the group per slot (``kernels.cycles``), and the summaries of one part of a tier at a time;
+or, where the rules take the explicit graph (a blocked side passes), the summaries per slot, the
+graph's pointers, the reversed graph and the level buckets per slot, and two numbers per internal
+move. Plus the solved tiers held for it and later groups (``held.TierValues``, simulated the
+same way). Disk is at most 2 bytes a slot.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from ...index import board_index
 from ...index.counting import subspace_positions
 from ...rules.rulesets import RuleSet
 from ...tiers import needed_by
+from ..held import over_budget
 from ..order import placing_groups
+from ..placing import PART, implicit_cycles
 from .moving import PROCESS_BYTES, VALUE_BYTES, machine_memory
 
 PASS_BYTES_PER_SLOT = 2  # the values
 SUMMARY_BYTES_PER_SLOT = 4 + 2 + 2  # nint, win_at, loss_at: where moves cycle
+CYCLE_BYTES_PER_SLOT = 2 + 1  # ext and count beside the values, where moves cycle (``kernels.cycles``)
 GRAPH_BYTES_PER_SLOT = 8 + 8 + 8 + 1 + 2 * 16  # pointers, reversed pointers, fill, state, bucket entries
 GRAPH_BYTES_PER_EDGE = 8 + 8  # a successor and a predecessor
 # Positions per second of the placing phase on the machine of the recorded reference run
@@ -41,6 +47,7 @@ class PlacingPlan:
     peak_group: str | None
     rate: float
     rate_source: str
+    hold_bytes: int | None = None  # what the run may hold for later groups (``held.TierValues``'s budget)
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -84,7 +91,10 @@ def group_working_bytes(rules: RuleSet, index, g) -> int:
     """What solving group ``g`` allocates beyond the tiers it reads."""
     slots = sum(index.slots(t[0], t[1]) for t in g.tiers)
     working = slots * PASS_BYTES_PER_SLOT
-    if g.cycles:
+    if g.cycles and implicit_cycles(rules):
+        part = min(PART, max(index.slots(t[0], t[1]) for t in g.tiers))
+        working += slots * CYCLE_BYTES_PER_SLOT + part * SUMMARY_BYTES_PER_SLOT
+    elif g.cycles:
         edges = sum(index.slots(t[0], t[1]) * internal_moves(rules, index.n, t) for t in g.tiers)
         working += slots * (SUMMARY_BYTES_PER_SLOT + GRAPH_BYTES_PER_SLOT) + edges * GRAPH_BYTES_PER_EDGE
     return working
@@ -112,18 +122,25 @@ def plan_placing(
     held: set = set()
     rows: dict[int, dict] = {}
     peak, peak_group = base, None
-    # what the groups from i on read: a tier stays in memory while one of them does
-    needed_from = [set() for _ in range(len(groups) + 1)]
-    for i in range(len(groups) - 1, -1, -1):
-        needed_from[i] = needed_from[i + 1] | set(needed_by(rules, groups[i]))
+    memory = memory_bytes or machine_memory()
+    reads = [set(needed_by(rules, g)) for g in groups]
+    tier_bytes = {t: index.slots(t[0], t[1]) * VALUE_BYTES for r in reads for t in r}
+    readers: dict = {}  # tier -> the indices of the groups that read it, in order
+    for i, r in enumerate(reads):
+        for t in r:
+            readers.setdefault(t, []).append(i)
+    todo = [i for i, g in enumerate(groups) if not all(t in done for t in g.tiers)]
+    # the tiers held for later groups stay within what the largest group leaves (``hold_bytes``)
+    alone = max((group_working_bytes(rules, index, groups[i]) + sum(tier_bytes[t] for t in reads[i]) for i in todo), default=0)
+    hold = max(0, memory - base - alone)
     for i, g in enumerate(groups):
         slots = sum(index.slots(t[0], t[1]) for t in g.tiers)
         positions = sum(subspace_positions(rules.board, t[0], t[1]) for t in g.tiers)
         is_done = all(t in done for t in g.tiers)
         if not is_done:
-            held = (held & needed_from[i]) | set(needed_by(rules, g))
+            held = {t for t in held if readers[t][-1] >= i} | reads[i]
         working = group_working_bytes(rules, index, g)
-        inputs = sum(index.slots(t[0], t[1]) * VALUE_BYTES for t in held)
+        inputs = sum(tier_bytes[t] for t in held)
         if not is_done and base + working + inputs > peak:
             peak, peak_group = base + working + inputs, g.name
         hands = g.tiers[0][2] + g.tiers[0][3]
@@ -141,10 +158,18 @@ def plan_placing(
             row["positions_to_solve"] += positions
             row["peak_bytes"] = max(row["peak_bytes"], base + working + inputs)
             row["seconds"] = round(row["seconds"] + positions / rate, 1)
-        if not is_done:
-            held = (held | set(g.tiers)) & needed_from[i + 1]
+        if not is_done:  # as ``held.TierValues.keep_for`` after the group
+            first = {t: _next_reader(readers[t], i + 1) - (i + 1) for t in held | set(g.tiers) if t in readers}
+            held = {t for t, f in first.items() if f >= 0}
+            held -= set(over_budget({t: tier_bytes[t] for t in held}, first, hold))
     return PlacingPlan(
-        rules, extended, len(groups), [rows[h] for h in sorted(rows)], memory_bytes or machine_memory(), peak,
-        peak_group, rate, source,
+        rules, extended, len(groups), [rows[h] for h in sorted(rows)], memory, peak, peak_group, rate, source,
+        hold_bytes=hold,
     )
+
+
+def _next_reader(indices: list[int], i: int) -> int:
+    """The first of the sorted ``indices`` from ``i`` on, or -1 where none is."""
+    k = bisect_left(indices, i)
+    return indices[k] if k < len(indices) else -1
 

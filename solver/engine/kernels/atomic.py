@@ -1,12 +1,14 @@
-"""An atomic minimum and an atomic or on an array element, for threads that may write the same
-slot (or bitmap word) at once.
+"""An atomic minimum, an atomic or and an atomic decrement on an array element, for threads that
+may write the same slot (or bitmap word) at once.
 
 The removal candidates' pass settles each winning removal's level where it finds it: several
 threads can reach one position from different losses, and the position keeps the lowest level
 (the quickest win). A plain read-compare-write could lose the lower of two racing levels; LLVM's
 ``atomicrmw umin`` cannot. The pull in the twin's order (``pull_flying``) marks positions
-scattered over the bitmaps, two threads sometimes in one word: ``atomicrmw or``. Plain
-operations without the JIT (one thread).
+scattered over the bitmaps, two threads sometimes in one word: ``atomicrmw or``. The retrograde
+analysis of a cycling group (``cycles``) counts down a position's undecided successors from
+several threads, and the one that takes the last decides it: ``atomicrmw sub``, which returns
+the count before. Plain operations without the JIT (one thread).
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 
-def _read_modify_write(op: str):
+def _read_modify_write(op: str, fetch: bool = False):
     """An intrinsic (arr, i, v) doing LLVM's ``atomicrmw op`` on arr[i] with v, for an array of
-    unsigned integers."""
+    unsigned integers; with ``fetch`` it returns the element's value before."""
 
     def rmw(typingctx, arr, idx, val):
         if not isinstance(arr, types.Array) or not isinstance(arr.dtype, types.Integer) or arr.dtype.signed:
@@ -32,10 +34,10 @@ def _read_modify_write(op: str):
             i = context.cast(builder, args[1], idxty, types.intp)
             ptr = cgutils.get_item_pointer(context, builder, arrty, ary, [i])
             v = context.cast(builder, args[2], valty, arrty.dtype)
-            builder.atomic_rmw(op, ptr, v, "monotonic")
-            return context.get_dummy_value()
+            old = builder.atomic_rmw(op, ptr, v, "monotonic")
+            return old if fetch else context.get_dummy_value()
 
-        return types.void(arr, idx, val), codegen
+        return (arr.dtype if fetch else types.void)(arr, idx, val), codegen
 
     rmw.__name__ = rmw.__qualname__ = f"atomic_{op}"  # one name per intrinsic
     return intrinsic(rmw)
@@ -43,6 +45,7 @@ def _read_modify_write(op: str):
 
 _atomic_min = _read_modify_write("umin")
 _atomic_or = _read_modify_write("or")
+_atomic_fetch_sub = _read_modify_write("sub", fetch=True)
 
 
 if numba.config.DISABLE_JIT:
@@ -54,6 +57,12 @@ if numba.config.DISABLE_JIT:
     def atomic_or(arr, i, v):
         arr[i] |= v
 
+    def atomic_fetch_sub(arr, i, v):
+        old = arr[i]
+        arr[i] -= v
+        return old
+
 else:
     atomic_min = _atomic_min
     atomic_or = _atomic_or
+    atomic_fetch_sub = _atomic_fetch_sub

@@ -69,13 +69,14 @@ def _position(a, b, slot, ix):
 
 
 @nb.njit(cache=True, parallel=True)
-def tier_pass(a, b, ha, hb, value, nint, win_at, loss_at, succ, internal, g, ix):
-    """One pass over every slot of tier (a, b, ha, hb). A position whose successors all lie in
-    solved tiers gets its value; one with successors in the group gets ``nint`` > 0 and its
-    value is left to ``retrograde``. Where no successor lies in the group, ``nint``, ``win_at``
-    and ``loss_at`` may be one-element arrays: nothing is kept but the values. Returns the number
-    of successors that found no stored position (a bug or a damaged input: the caller refuses
-    the result)."""
+def tier_pass(a, b, ha, hb, first, value, nint, win_at, loss_at, succ, internal, g, ix):
+    """One pass over the slots ``first`` to ``first + len(value)`` of tier (a, b, ha, hb),
+    ``value[i]`` for slot ``first + i`` (a part of a tier at a time keeps a cycling group's
+    summaries small: ``cycles``). A position whose successors all lie in solved tiers gets its
+    value; one with successors in the group gets ``nint`` > 0 and its value is left to
+    ``retrograde``. Where no successor lies in the group, ``nint``, ``win_at`` and ``loss_at``
+    may be one-element arrays: nothing is kept but the values. Returns the number of successors
+    that found no stored position (a bug or a damaged input: the caller refuses the result)."""
     slots = value.shape[0]
     keep = nint.shape[0] == slots
     n = g.n
@@ -94,7 +95,7 @@ def tier_pass(a, b, ha, hb, value, nint, win_at, loss_at, succ, internal, g, ix)
                 nint[s] = 0
                 win_at[s] = 0
                 loss_at[s] = 0
-            m, o, canonical = _position(a, b, s, ix)
+            m, o, canonical = _position(a, b, first + s, ix)
             if not canonical:
                 value[s] = DUP
                 continue

@@ -87,7 +87,14 @@ def has_internal_move(m, o, g, flying):
 @helper
 def count_successors(a, b, m, o, succ, syms, g, ix):
     """Distinct slots of the twin subspace that (m, o) reaches by a move without removal (or by
-    a pass), exactly the moves whose inverse ``gather_predecessors`` generates.
+    a pass), exactly the moves whose inverse ``gather_predecessors`` generates."""
+    return count_internal(a, b, m, o, g.opts[OPT_FLY] != 0 and a == 3, succ, syms, g, ix)
+
+
+@helper
+def count_internal(a, b, m, o, flying, succ, syms, g, ix):
+    """``count_successors`` where the mover flies if ``flying`` (with men in hand under Lasker's
+    rule, a side flies when its men on the board and in hand are three: ``cycles``).
 
     Two such moves reach the same slot only through a symmetry that fixes ``o``; when ``o`` has
     none, the moves are counted without ranking their successors: all of them, less those that
@@ -95,7 +102,6 @@ def count_successors(a, b, m, o, succ, syms, g, ix):
     n, adj, point_mills, opts = g.n, g.adj, g.point_mills, g.opts
     sym_img, mask_info, binom = ix.sym_img, ix.mask_info, ix.binom
     empty = ((1 << n) - 1) & ~(m | o)
-    flying = opts[OPT_FLY] != 0 and a == 3
     symmetric = mask_info[o] & SYMMETRIC != 0
     keep = False
     if symmetric:

@@ -1,0 +1,156 @@
+"""Retrograde analysis of a group whose moves cycle (Lasker's rule: a side with men in hand may
+move instead of placing), without a stored successor graph: the pair engine's way, counts and
+un-moves, a few bytes a slot.
+
+The group is a tier and its twin (or a tier that is its own twin), one array over both: slot s of
+tier i is ``offsets[i] + s``. ``tier_pass`` (``kernels.placing``) judges each position by the
+successors in solved tiers (placements, moves that remove); ``summarise`` then keeps, for a
+position with moves that stay in the group, ``value`` PENDING, ``ext`` what the solved
+successors give (a value code: the quickest win, else the longest loss they allow, 0 where one
+is a draw) and ``count`` its distinct successor slots inside the group not yet known to be wins.
+``level_step`` then settles one level L (plies) over the whole group: the positions decided at L
+are found by a scan, and each one's predecessors in the twin tier (un-moves: the opponent's man
+moved back, by a move that removed nothing) are decided from it: after a loss at L, a win at
+L + 1; after a win at L, one successor fewer, and a loss at the later of L + 1 and ``ext`` when
+it was the last and nothing solved wins or draws. A position that ``ext`` says wins at L is
+decided at L's scan unless a move inside the group won sooner. One level is all wins or all
+losses (its parity), so the only writes that meet are the count-downs: atomic, and the thread that
+takes the last decides, with a value that does not depend on which one it is.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from ...index.kernels import unrank_position
+from ...index.slots import slot_of
+from ...jit import helper
+from ...rules.bits import ctz
+from ...rules.movegen import OPT_FLY, OPT_MILL_WINS, men_in_mills, mills_formed
+from ...values import DUP
+from .atomic import atomic_fetch_sub
+from .codes import CHUNK, MAX_LEVEL, SYMS, wins_in
+from .placing import judge
+from .successors import count_internal, mill_keeps_men, sort_unique
+
+PENDING = 0xFFFD  # value of a position not decided yet (a draw if it stays so); codes end at 0xFFFC
+NONE = 0xFFFF  # level_step: no later level holds anything
+
+assert PENDING > MAX_LEVEL + 1
+
+
+@nb.njit(cache=True, parallel=True)
+def summarise(a, b, ha, hb, first, value, ext, count, nint, win_at, loss_at, g, ix):
+    """After ``tier_pass`` over the slots ``first``... of tier (a, b, ha, hb): where a position
+    has successors in the group (``nint`` > 0), mark it PENDING, keep what the solved ones give
+    (``ext``) and count its distinct successor slots in the group (``count``: the un-moves of
+    ``level_step`` reach each of them once)."""
+    slots = value.shape[0]
+    flying = g.opts[OPT_FLY] != 0 and a + ha == 3
+    nchunks = (slots + CHUNK - 1) // CHUNK
+    for c in nb.prange(nchunks):
+        succ = np.empty(g.n * g.n, dtype=np.int64)
+        syms = np.empty(SYMS, dtype=np.int64)
+        for s in range(c * CHUNK, min(slots, (c + 1) * CHUNK)):
+            if nint[s] == 0:
+                continue
+            m, o = unrank_position(a, b, first + s, ix)
+            value[s] = PENDING
+            ext[s] = judge(win_at[s], loss_at[s])
+            count[s] = count_internal(a, b, m, o, flying, succ, syms, g, ix)
+
+
+@helper
+def unmoves(x, y, hy, m, o, out, g, ix):
+    """Distinct slots of tier (y, x, hy, hx) from which the position (m, o) of tier (x, y, hx, hy)
+    is reached by a move inside the group: o's man moved back (flying if o's side has three men
+    with those in hand), the move having closed no mill unless it need not remove. The inverse of
+    ``count_internal``'s moves; returns how many (written to ``out``)."""
+    n, adj, point_mills, opts = g.n, g.adj, g.point_mills, g.opts
+    if opts[OPT_MILL_WINS] and men_in_mills(m, g.mill_masks) != 0:
+        return 0  # the side to move had closed a mill before: the game had ended
+    empty = ((1 << n) - 1) & ~(m | o)
+    flying = opts[OPT_FLY] != 0 and y + hy == 3
+    may_keep = mill_keeps_men(m, g)
+    k = 0
+    t = o
+    while t:
+        lowt = t & -t
+        to = ctz(lowt)
+        t ^= lowt
+        if not may_keep and mills_formed(o, to, point_mills) > 0:
+            continue
+        f = empty if flying else adj[to] & empty
+        while f:
+            lowf = f & -f
+            f ^= lowf
+            out[k] = slot_of((o & ~lowt) | lowf, m, ix)
+            k += 1
+    return sort_unique(out, k) if k > 1 else k
+
+
+@nb.njit(cache=True, parallel=True)
+def level_step(level, value, ext, count, parts, tiers, offsets, twin_of, g, ix):
+    """Settle level ``level`` (see the module's note) over the group; ``parts`` (start, stop,
+    tier) split its slots into work items. Returns the lowest value code above ``level + 1``
+    that some position holds or that ``ext`` schedules (NONE: the analysis is over), or -1 where
+    a loss would lie beyond MAX_LEVEL."""
+    code = level + 1
+    wins = wins_in(level)
+    nparts = parts.shape[0]
+    nxt = np.full(nparts, NONE, dtype=np.int64)
+    for c in nb.prange(nparts):
+        lo, hi, i = parts[c, 0], parts[c, 1], parts[c, 2]
+        x, y, hy = tiers[i, 0], tiers[i, 1], tiers[i, 3]
+        off, twin_off = offsets[i], offsets[twin_of[i]]
+        out = np.empty(g.n * g.n, dtype=np.int64)
+        low = NONE
+        for s in range(lo, hi):
+            v = value[s]
+            if v == PENDING:
+                e = ext[s]
+                if e == 0 or not wins_in(e - 1):
+                    continue
+                if e != code:
+                    low = min(low, e)
+                    continue
+                v = code  # a solved successor wins at this level and nothing inside won sooner
+                value[s] = v
+            if v != code:
+                if v > code and v != DUP:
+                    low = min(low, v)
+                continue
+            m, o = unrank_position(x, y, s - off, ix)
+            k = unmoves(x, y, hy, m, o, out, g, ix)
+            for j in range(k):
+                q = twin_off + out[j]
+                if value[q] != PENDING:
+                    continue
+                if not wins:
+                    value[q] = code + 1  # s is lost: q wins by moving there
+                    low = min(low, code + 1)
+                elif atomic_fetch_sub(count, q, 1) == 1:  # s wins, and it was q's last hope inside
+                    e = ext[q]
+                    if e == 0 or wins_in(e - 1):
+                        continue  # a solved successor draws, or wins later (decided then)
+                    lv = max(code + 1, e)  # a loss: at the later of this and the solved ones' longest
+                    if lv > MAX_LEVEL + 1:
+                        low = -1
+                    value[q] = lv
+                    if low >= 0:
+                        low = min(low, lv)
+        nxt[c] = low
+    if nparts == 0:
+        return NONE
+    if nxt.min() < 0:
+        return -1
+    return nxt.min()
+
+
+@nb.njit(cache=True, parallel=True)
+def finish(value):
+    """What stays PENDING is a draw."""
+    for s in nb.prange(value.shape[0]):
+        if value[s] == PENDING:
+            value[s] = 0

@@ -9,7 +9,7 @@ position with moves that stay in the group, ``value`` PENDING, ``ext`` what the 
 successors give (a value code: the quickest win, else the longest loss they allow, 0 where one
 is a draw) and ``count`` its distinct successor slots inside the group not yet known to be wins.
 ``level_step`` then settles one level L (plies) over the whole group: the positions decided at L
-are found by a scan, and each one's predecessors in the twin tier (un-moves: the opponent's man
+are found by a scan of the parts that hold any (each part knows the lowest level it holds), and each one's predecessors in the twin tier (un-moves: the opponent's man
 moved back, by a move that removed nothing) are decided from it: after a loss at L, a win at
 L + 1; after a win at L, one successor fewer, and a loss at the later of L + 1 and ``ext`` when
 it was the last and nothing solved wins or draws. A position that ``ext`` says wins at L is
@@ -29,7 +29,7 @@ from ...jit import helper
 from ...rules.bits import ctz
 from ...rules.movegen import OPT_FLY, OPT_MILL_WINS, men_in_mills, mills_formed
 from ...values import DUP
-from .atomic import atomic_fetch_sub
+from .atomic import atomic_fetch_sub, atomic_min
 from .codes import CHUNK, MAX_LEVEL, SYMS, wins_in
 from .placing import judge
 from .successors import count_internal, mill_keeps_men, sort_unique
@@ -91,19 +91,26 @@ def unmoves(x, y, hy, m, o, out, g, ix):
 
 
 @nb.njit(cache=True, parallel=True)
-def level_step(level, value, ext, count, parts, tiers, offsets, twin_of, g, ix):
+def level_step(level, value, ext, count, parts, part_of, lowest, touched, tiers, offsets, twin_of, g, ix):
     """Settle level ``level`` (see the module's note) over the group; ``parts`` (start, stop,
-    tier) split its slots into work items. Returns the lowest value code above ``level + 1``
-    that some position holds or that ``ext`` schedules (NONE: the analysis is over), or -1 where
-    a loss would lie beyond MAX_LEVEL."""
+    tier) split its slots into work items, part ``part_of[i] + (s - offsets[i]) // CHUNK`` holding
+    slot s of tier i. ``lowest[c]``: the lowest code above the last level that part c holds or
+    schedules (0 at first: every part is scanned); a part with nothing at this level is skipped.
+    The decisions a part receives from other threads' parts during the step are gathered in
+    ``touched`` (an atomic minimum, all NONE between steps) and merged after it. Returns the
+    lowest code over all parts (NONE: the analysis is over), or -1 where a loss would lie beyond
+    MAX_LEVEL."""
     code = level + 1
     wins = wins_in(level)
     nparts = parts.shape[0]
-    nxt = np.full(nparts, NONE, dtype=np.int64)
+    overflow = np.zeros(nparts, dtype=np.bool_)
     for c in nb.prange(nparts):
+        if lowest[c] > code:
+            continue  # nothing here at this level
         lo, hi, i = parts[c, 0], parts[c, 1], parts[c, 2]
         x, y, hy = tiers[i, 0], tiers[i, 1], tiers[i, 3]
-        off, twin_off = offsets[i], offsets[twin_of[i]]
+        off, j = offsets[i], twin_of[i]
+        twin_off, twin_part = offsets[j], part_of[j]
         out = np.empty(g.n * g.n, dtype=np.int64)
         low = NONE
         for s in range(lo, hi):
@@ -123,29 +130,32 @@ def level_step(level, value, ext, count, parts, tiers, offsets, twin_of, g, ix):
                 continue
             m, o = unrank_position(x, y, s - off, ix)
             k = unmoves(x, y, hy, m, o, out, g, ix)
-            for j in range(k):
-                q = twin_off + out[j]
+            for r in range(k):
+                q = twin_off + out[r]
                 if value[q] != PENDING:
                     continue
                 if not wins:
                     value[q] = code + 1  # s is lost: q wins by moving there
-                    low = min(low, code + 1)
+                    atomic_min(touched, twin_part + out[r] // CHUNK, code + 1)
                 elif atomic_fetch_sub(count, q, 1) == 1:  # s wins, and it was q's last hope inside
                     e = ext[q]
                     if e == 0 or wins_in(e - 1):
                         continue  # a solved successor draws, or wins later (decided then)
                     lv = max(code + 1, e)  # a loss: at the later of this and the solved ones' longest
                     if lv > MAX_LEVEL + 1:
-                        low = -1
+                        overflow[c] = True
+                        continue
                     value[q] = lv
-                    if low >= 0:
-                        low = min(low, lv)
-        nxt[c] = low
-    if nparts == 0:
-        return NONE
-    if nxt.min() < 0:
+                    atomic_min(touched, twin_part + out[r] // CHUNK, lv)
+        lowest[c] = low
+    if overflow.any():
         return -1
-    return nxt.min()
+    first = NONE
+    for c in range(nparts):
+        lowest[c] = min(lowest[c], touched[c])
+        touched[c] = NONE
+        first = min(first, lowest[c])
+    return first
 
 
 @nb.njit(cache=True, parallel=True)

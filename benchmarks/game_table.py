@@ -12,7 +12,7 @@ solve --json``, wall and CPU over all its runs), the peak memory (``--time-log``
 moving-phase subspace per database, the first one as the reference. With ``--checksums-dir``,
 writes ``<rule set>-whole.json`` ({tier: checksum}) there for each; with ``--stats-dir``,
 ``<rule set>.json``: the start's value, each first placement's, and every tier's stored counts
-(what notebooks/old_rules.ipynb plots, without the databases). Not a test.
+(what notebooks/old_rules.ipynb plots, without the databases; benchmarks/whole_games.sh writes both). Not a test.
 """
 
 from __future__ import annotations

@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
-# Issue 20's long runs: each rule set of the old sources solved whole at 9 men, verified in full,
-# its checksums and a short opening book recorded, one after another. Run again with the same
-# command to resume: a solve goes on from the tiers its database holds, a verify from its log,
-# and a rule set whose step file says "done" is skipped.
+# The long runs of issues 20 and 26: whole games at full size, each solved, verified in full, its
+# table row, checksums, statistics and a short opening book recorded, then its database removed,
+# one game after another. Run again with the same command to resume: a solve goes on from the
+# tiers its database holds, a verify from its log, and a game whose step file says "done" is
+# skipped.
 #
-#   nohup benchmarks/old_rules.sh > data/old_rules.out 2>&1 &
-#   benchmarks/old_rules.sh viking          # one rule set only
+#   nohup benchmarks/whole_games.sh > data/whole_games.out 2>&1 &
+#   benchmarks/whole_games.sh viking lasker   # these games only
+#   KEEP_DATABASES=1 benchmarks/whole_games.sh   # leave each database on disk
 #
-# Each rule set R is solved into the database its rules name by default (data/viking.h5,
+# Each game G is solved into the database its rules name by default (data/viking.h5,
 # data/standard_removal-optional.h5: what `morris query --rules ...` reads) and leaves
-# data/R.jsonl (the solve's JSON lines), data/R.time.log (/usr/bin/time -v of each segment),
-# data/verify-R.jsonl (one line a checked tier) and data/verify-R.time.log, data/R.table.md (its row of the README's table),
-# benchmarks/checksums/<database name>-whole.json, benchmarks/rulesets/<database name>.json (what notebooks/old_rules.ipynb plots) and solver/books/<database name> (the tiers
-# with 12 or more men in hand). It removes nothing: delete the database by hand once these are
-# committed (a 9-men database takes about 11 GB).
+# data/G.jsonl (the solve's JSON lines), data/G.time.log (/usr/bin/time -v of each segment),
+# data/verify-G.jsonl (one line a checked tier) and data/verify-G.time.log, data/G.table.md (its
+# row of the README's table), benchmarks/checksums/<database name>-whole.json,
+# benchmarks/rulesets/<database name>.json (what notebooks/old_rules.ipynb plots) and
+# solver/books/<database name> (the tiers with BOOK_HAND or more men in hand). Then, unless
+# KEEP_DATABASES is set, it removes the database (a 9-men one takes about 11 GB, Lasker's and
+# Morabaraba's several times that; the disk holds one beside data/standard.h5): commit those
+# files before the next session's clean-up. `morris solve --whole-game` with the same options
+# rebuilds it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . .venv/bin/activate
@@ -21,17 +27,21 @@ cd "$(dirname "$0")/.."
 declare -A RULES=(
     [no-flying]="--rules no-flying"
     [viking]="--rules viking"
+    [lasker]="--rules lasker"
+    [morabaraba]="--rules twelve"
     [per-mill]="--rules standard -o double-mill=per-mill"
     [optional]="--rules standard -o removal=optional"
     [passes]="--rules standard -o blocked=passes"
     [diagonal]="--rules standard -o board=diagonal"
 )
-ORDER=(no-flying viking per-mill optional passes diagonal)
+# the opening book's tiers: at least this many men in hand (both sides), so that it stays small
+declare -A BOOK_HAND=([lasker]=14 [morabaraba]=18)
+ORDER=(no-flying viking lasker morabaraba per-mill optional passes diagonal)
 
 names=("$@")
 [[ ${#names[@]} -gt 0 ]] || names=("${ORDER[@]}")
 for name in "${names[@]}"; do
-    [[ -n "${RULES[$name]:-}" ]] || { echo "unknown rule set $name (one of: ${ORDER[*]})" >&2; exit 2; }
+    [[ -n "${RULES[$name]:-}" ]] || { echo "unknown game $name (one of: ${ORDER[*]})" >&2; exit 2; }
     # shellcheck disable=SC2086  # the options are words
     set -- ${RULES[$name]}
     # the database where the commands look for these rules by default (data/standard_removal-optional.h5)
@@ -53,7 +63,11 @@ a = sys.argv[2:]; print(default_path(make_rules(a[0], [a[i + 1] for i in range(1
     python benchmarks/game_table.py data/standard.h5 "$db" --log data/whole.jsonl --log "data/$name.jsonl" \
         --time-log data/whole.time.log --time-log "data/$name.time.log" --checksums-dir benchmarks/checksums --stats-dir benchmarks/rulesets \
         > "data/$name.table.md"
-    morris book build --db "$db" --min-hand 12
+    morris book build --db "$db" --min-hand "${BOOK_HAND[$name]:-12}"
     echo done > "$step"
     echo "$name: done ($(date -u +%FT%TZ)); table in data/$name.table.md"
+    if [[ -z "${KEEP_DATABASES:-}" ]]; then
+        rm -rf "$db" "$db.d" "$db.lock"
+        echo "$name: removed $db"
+    fi
 done

@@ -71,6 +71,17 @@ def test_implicit_groups_match_explicit_graph(tmp_path, name, options):
     assert explicit_groups_agree(rules, path) > 10
 
 
+@pytest.mark.parametrize("name,options", [("six", ["men=4", "lasker=on"]), ("three", ["lasker=on", "mill-wins=off"])])
+def test_general_pass_of_cycling_groups_matches_explicit_graph(tmp_path, monkeypatch, name, options):
+    """The groups judged by ``tier_pass`` and ``summarise`` (where a mill wins, a full board draws:
+    forced here) instead of the placement pass and ``moves_pass``."""
+    monkeypatch.setattr(placing, "FAST_CYCLES", False)
+    rules = make_rules(name, options)
+    path = tmp_path / "w.h5"
+    solve_whole(rules, path, **quiet)
+    assert explicit_groups_agree(rules, path) > 5
+
+
 def test_a_wrong_count_is_caught(tmp_path, monkeypatch):
     """The comparison can fail: counting one successor too few inside the group (a position then
     loses as soon as all but one of its moves there are known wins) changes stored values."""
@@ -78,13 +89,14 @@ def test_a_wrong_count_is_caught(tmp_path, monkeypatch):
 
     rules = make_rules("six", ["men=4", "lasker=on"])
     path = tmp_path / "w.h5"
-    real = cycles.summarise.py_func
+    real = cycles.moves_pass
 
-    def one_short(a, b, ha, hb, first, value, ext, count, nint, win_at, loss_at, g, ix):
-        real(a, b, ha, hb, first, value, ext, count, nint, win_at, loss_at, g, ix)
+    def one_short(a, b, ha, hb, value, ext, count, succ, g, ix):
+        bad = real(a, b, ha, hb, value, ext, count, succ, g, ix)
         count[count > 1] -= 1
+        return bad
 
-    monkeypatch.setattr(cycles, "summarise", one_short)
+    monkeypatch.setattr(cycles, "moves_pass", one_short)
     solve_whole(rules, path, **quiet)
     with pytest.raises(AssertionError, match="slots differ"):
         explicit_groups_agree(rules, path)

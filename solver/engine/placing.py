@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import DatabaseError, DepthOverflow
 from ..index import BoardIndex, board_index
-from ..rules.movegen import OPT_LASKER, OPT_PASS
+from ..rules.movegen import OPT_LASKER, OPT_MILL_WINS, OPT_PASS
 from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
 from ..tiers import Group, Tier, needed_by, successor_kinds, tier_name, twin
@@ -40,6 +40,7 @@ class TierResult:
 # a blocked side passes always take the explicit graph (a pass beside men in hand is not an
 # un-move of ``cycles``).
 CYCLES = "implicit"
+FAST_CYCLES = True
 PART = 1 << 24  # slots of a tier judged at a time where moves cycle (their summaries: 8 bytes a slot)
 
 
@@ -111,19 +112,32 @@ def _solve_cycling(rules, index, group, inputs, g, ix) -> list[TierResult]:
     value = np.empty(offsets[-1], dtype=np.uint16)
     ext = np.zeros(offsets[-1], dtype=np.uint16)
     count = np.zeros(offsets[-1], dtype=np.uint8)
-    part = min(PART, max(sizes))
-    nint, win_at, loss_at = np.empty(part, np.int32), np.empty(part, np.uint16), np.empty(part, np.uint16)
     t0, c0 = time.perf_counter(), time.process_time()
-    for t, off, size in zip(group.tiers, offsets, sizes):
-        succ, internal = inputs[t]
-        for lo in range(0, size, part):
-            hi = min(size, lo + part)
-            here, n = slice(off + lo, off + hi), hi - lo
-            bad = placing.tier_pass(*t, lo, value[here], nint[:n], win_at[:n], loss_at[:n], succ, internal, g, ix)
+    if _fast_cycles(rules, index, group):
+        # the placements in their successors' order, then the moves
+        for t, off, size in zip(group.tiers, offsets, sizes):
+            here, succ = slice(off, off + size), inputs[t][0]
+            bad = 0
+            if t[2] > 0:
+                bad = placements.placement_pass(*t, value[here], succ, g, ix, placements.rank_tables())
+            else:
+                cycles.mark_canonical(t[0], t[1], value[here], ix)
+            bad += cycles.moves_pass(*t, value[here], ext[here], count[here], succ, g, ix)
             if bad:
                 raise DatabaseError(f"tier {tier_name(t)}: {bad} successors found no stored position (a damaged input tier)")
-            cycles.summarise(*t, lo, value[here], ext[here], count[here], nint[:n], win_at[:n], loss_at[:n], g, ix)
-    del nint, win_at, loss_at
+    else:
+        part = min(PART, max(sizes))
+        nint, win_at, loss_at = np.empty(part, np.int32), np.empty(part, np.uint16), np.empty(part, np.uint16)
+        for t, off, size in zip(group.tiers, offsets, sizes):
+            succ, internal = inputs[t]
+            for lo in range(0, size, part):
+                hi = min(size, lo + part)
+                here, n = slice(off + lo, off + hi), hi - lo
+                bad = placing.tier_pass(*t, lo, value[here], nint[:n], win_at[:n], loss_at[:n], succ, internal, g, ix)
+                if bad:
+                    raise DatabaseError(f"tier {tier_name(t)}: {bad} successors found no stored position (a damaged input tier)")
+                cycles.summarise(*t, lo, value[here], ext[here], count[here], nint[:n], win_at[:n], loss_at[:n], g, ix)
+        del nint, win_at, loss_at
     tiers = np.array(group.tiers, dtype=np.int64)
     twin_of = np.array([group.tiers.index(twin(t)) for t in group.tiers], dtype=np.int64)
     parts = np.array(
@@ -145,6 +159,14 @@ def _solve_cycling(rules, index, group, inputs, g, ix) -> list[TierResult]:
     del ext, count  # (before the tiers are copied out)
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     return [_result(t, value[off : off + size].copy(), seconds, cpu) for t, off, size in zip(group.tiers, offsets, sizes)]
+
+
+def _fast_cycles(rules, index, group) -> bool:
+    """Whether a cycling group's positions are judged by the placement pass and ``moves_pass``
+    (the rules' plain cases: no mill that wins, a board with an empty point, so neither a full
+    board's draw nor a mover who cannot place), else by ``tier_pass`` and ``summarise``.
+    ``FAST_CYCLES`` False forces the latter (tests)."""
+    return FAST_CYCLES and not rules.kernel_options()[OPT_MILL_WINS] and all(t[0] + t[1] < index.n for t in group.tiers)
 
 
 def successor_values(t: Tier, stored: set, load: Callable[[Tier], np.ndarray], internal_kind: int = -1):

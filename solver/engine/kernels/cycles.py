@@ -24,14 +24,15 @@ import numba as nb
 import numpy as np
 
 from ...index.kernels import unrank_position
-from ...index.slots import slot_of
+from ...index.slots import slot_from, slot_of
 from ...jit import helper
-from ...rules.bits import ctz
-from ...rules.movegen import OPT_FLY, OPT_MILL_WINS, men_in_mills, mills_formed
+from ...rules.bits import ctz, popcount
+from ...rules.movegen import MAX_MOVES, OPT_FLY, OPT_MILL_WINS, _emit_with_removals, men_in_mills, mills_formed
 from ...values import DUP
 from .atomic import atomic_fetch_sub, atomic_min
 from .codes import CHUNK, MAX_LEVEL, SYMS, wins_in
-from .placing import judge
+from .placements import DRAW_KEY, WIN_KEY, key_of, value_of
+from .placing import MOVE, _position, judge, successor_kind
 from .successors import count_internal, mill_keeps_men, sort_unique
 
 PENDING = 0xFFFD  # value of a position not decided yet (a draw if it stays so); codes end at 0xFFFC
@@ -59,6 +60,101 @@ def summarise(a, b, ha, hb, first, value, ext, count, nint, win_at, loss_at, g, 
             value[s] = PENDING
             ext[s] = judge(win_at[s], loss_at[s])
             count[s] = count_internal(a, b, m, o, flying, succ, syms, g, ix)
+
+
+@nb.njit(cache=True, parallel=True)
+def mark_canonical(a, b, value, ix):
+    """0 at each canonical slot of tier (a, b, ...), DUP elsewhere: where the mover has no man in
+    hand, what ``moves_pass`` starts from."""
+    slots = value.shape[0]
+    for c in nb.prange((slots + CHUNK - 1) // CHUNK):
+        for s in range(c * CHUNK, min(slots, (c + 1) * CHUNK)):
+            value[s] = 0 if _position(a, b, s, ix)[2] else DUP
+
+
+@helper
+def own_key(code):
+    """The key (``placements.key_of``'s order, seen from the position itself) of a position's own
+    value code: ``placements.value_of``'s inverse."""
+    if code == 0:
+        return DRAW_KEY
+    if wins_in(code - 1):
+        return WIN_KEY - code + 1
+    return code - 1
+
+
+@nb.njit(cache=True, parallel=True)
+def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
+    """The moves of every position of tier (a, b, ha, hb) under Lasker's rule, after
+    ``placements.placement_pass`` has left in ``value`` what its placements give (where the mover
+    has men in hand; else ``value`` holds 0 at each canonical slot and DUP elsewhere). A move
+    that closes a mill and removes leaves the group: its successors are ranked and read here
+    (``succ[MOVE + k]``), each row as ``generate_moves`` lists it; the others stay inside and are
+    counted (``count_internal``). A position with none of those gets its value; the others
+    PENDING, with ``ext`` what the rest gives. Rules where a mill wins, a full board draws or a
+    blocked side passes take ``placing.tier_pass`` and ``summarise`` instead. Returns the
+    successors that found no stored position."""
+    n, adj, point_mills = g.n, g.adj, g.point_mills
+    full = (np.int64(1) << n) - 1
+    mask_info, binom = ix.mask_info, ix.binom
+    flying = g.opts[OPT_FLY] != 0 and a + ha == 3
+    places = ha > 0
+    slots = value.shape[0]
+    nchunks = (slots + CHUNK - 1) // CHUNK
+    bad = np.zeros(nchunks, dtype=np.int64)
+    for c in nb.prange(nchunks):
+        buf = np.empty((MAX_MOVES, 5), dtype=np.int64)
+        succ_slots = np.empty(g.n * g.n, dtype=np.int64)
+        syms = np.empty(SYMS, dtype=np.int64)
+        for s in range(c * CHUNK, min(slots, (c + 1) * CHUNK)):
+            v = value[s]
+            if v == DUP:
+                continue
+            m, o = unrank_position(a, b, s, ix)
+            key = own_key(v) if places else 0
+            empty = full & ~(m | o)
+            f = m
+            while f:
+                lowf = f & -f
+                f ^= lowf
+                frm = ctz(lowf)
+                t = empty if flying else adj[frm] & empty
+                while t:
+                    lowt = t & -t
+                    t ^= lowt
+                    to = ctz(lowt)
+                    m2 = (m ^ lowf) | lowt
+                    formed = mills_formed(m2, to, point_mills)
+                    if formed == 0:
+                        continue  # stays in the group: counted below
+                    rows = _emit_with_removals(buf, 0, frm, to, formed, o, g)
+                    for r in range(rows):
+                        kind = successor_kind(frm, to, buf[r, 2], buf[r, 3], buf[r, 4])
+                        if kind == MOVE:
+                            continue  # nothing removed: stays in the group
+                        opp2 = o
+                        for col in range(2, 5):
+                            if buf[r, col] >= 0:
+                                opp2 &= ~(np.int64(1) << buf[r, col])
+                        if popcount(opp2) + hb < 3:
+                            key = max(key, WIN_KEY - 1)  # the opponent is left with two men: a win in 1
+                            continue
+                        arr = succ[kind]
+                        slot = slot_from(opp2, m2, mask_info[opp2], binom[n - popcount(opp2), popcount(m2)], ix)
+                        if slot >= arr.shape[0]:
+                            bad[c] += 1
+                            continue
+                        w = arr[slot]
+                        bad[c] += w == DUP
+                        key = max(key, key_of(w))
+            k = count_internal(a, b, m, o, flying, succ_slots, syms, g, ix)
+            if k == 0:
+                value[s] = value_of(key)
+            else:
+                value[s] = PENDING
+                ext[s] = value_of(key)
+                count[s] = k
+    return bad.sum()
 
 
 @helper

@@ -34,6 +34,11 @@ GRAPH_BYTES_PER_EDGE = 8 + 8  # a successor and a predecessor
 # 1,608 s on the Intel host (11.1 M/s; its kernels alone 16.7 M/s), which runs the moving
 # pairs 1.2x slower than the reference host: 13 M/s there. ``speed`` scales it to this machine.
 REFERENCE_RATE = 13.0e6
+# A cycling group (Lasker's rule) costs more per position: its moves are judged beside its
+# placements, then its levels run. On lasker -o men=5 (benchmarks/bench_cycles.py, RESULTS.md
+# 2026-11-26): 6.4 M positions/s against the placement pass's 17 M on the standard board's men=5
+# tiers, measured on the same host.
+CYCLE_SLOWDOWN = 17.0 / 6.4
 
 
 @dataclass
@@ -157,7 +162,7 @@ def plan_placing(
             row["done"] = False
             row["positions_to_solve"] += positions
             row["peak_bytes"] = max(row["peak_bytes"], base + working + inputs)
-            row["seconds"] = round(row["seconds"] + positions / rate, 1)
+            row["seconds"] = round(row["seconds"] + positions / rate * (CYCLE_SLOWDOWN if g.cycles else 1.0), 1)
         if not is_done:  # as ``held.TierValues.keep_for`` after the group
             first = {t: _next_reader(readers[t], i + 1) - (i + 1) for t in held | set(g.tiers) if t in readers}
             held = {t for t, f in first.items() if f >= 0}

@@ -24,15 +24,15 @@ import numba as nb
 import numpy as np
 
 from ...index.kernels import unrank_position
-from ...index.slots import slot_from, slot_of
+from ...index.slots import slot_of
 from ...jit import helper
-from ...rules.bits import ctz, popcount
+from ...rules.bits import ctz
 from ...rules.movegen import MAX_MOVES, OPT_FLY, OPT_MILL_WINS, _emit_with_removals, men_in_mills, mills_formed
 from ...values import DUP
 from .atomic import atomic_fetch_sub, atomic_min
 from .codes import CHUNK, MAX_LEVEL, SYMS, wins_in
-from .placements import DRAW_KEY, WIN_KEY, key_of, value_of
-from .placing import MOVE, _position, judge, successor_kind
+from .placements import DRAW_KEY, WIN_KEY, rows_key, value_of
+from .placing import MOVE, _position, judge
 from .successors import count_internal, mill_keeps_men, sort_unique
 
 PENDING = 0xFFFD  # value of a position not decided yet (a draw if it stays so); codes end at 0xFFFC
@@ -96,7 +96,6 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
     successors that found no stored position."""
     n, adj, point_mills = g.n, g.adj, g.point_mills
     full = (np.int64(1) << n) - 1
-    mask_info, binom = ix.mask_info, ix.binom
     flying = g.opts[OPT_FLY] != 0 and a + ha == 3
     places = ha > 0
     slots = value.shape[0]
@@ -128,25 +127,9 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
                     if formed == 0:
                         continue  # stays in the group: counted below
                     rows = _emit_with_removals(buf, 0, frm, to, formed, o, g)
-                    for r in range(rows):
-                        kind = successor_kind(frm, to, buf[r, 2], buf[r, 3], buf[r, 4])
-                        if kind == MOVE:
-                            continue  # nothing removed: stays in the group
-                        opp2 = o
-                        for col in range(2, 5):
-                            if buf[r, col] >= 0:
-                                opp2 &= ~(np.int64(1) << buf[r, col])
-                        if popcount(opp2) + hb < 3:
-                            key = max(key, WIN_KEY - 1)  # the opponent is left with two men: a win in 1
-                            continue
-                        arr = succ[kind]
-                        slot = slot_from(opp2, m2, mask_info[opp2], binom[n - popcount(opp2), popcount(m2)], ix)
-                        if slot >= arr.shape[0]:
-                            bad[c] += 1
-                            continue
-                        w = arr[slot]
-                        bad[c] += w == DUP
-                        key = max(key, key_of(w))
+                    # the rows that remove leave the group; one that removes nothing stays in it
+                    key, nbad = rows_key(key, buf, rows, frm, to, m2, o, hb, succ, MOVE, ix)
+                    bad[c] += nbad
             k = count_internal(a, b, m, o, flying, succ_slots, syms, g, ix)
             if k == 0:
                 value[s] = value_of(key)

@@ -143,19 +143,31 @@ def _canonical_under(m, stab, sym_img):
 def _general(key, m, R, p, hb, succ, buf, g, ix):
     """The best key over placement p's rows (its removals under any rule options), each ranked
     the general way; and how many found no stored position."""
-    n = g.n
     after = m | (np.int64(1) << p)
     rows = _emit_with_removals(buf, 0, -1, p, mills_formed(after, p, g.point_mills), R, g)
+    return rows_key(key, buf, rows, -1, p, after, R, hb, succ, -1, ix)
+
+
+@helper
+def rows_key(key, buf, rows, frm, to, after, opp, hb, succ, skip, ix):
+    """``key`` raised to the best of the ``rows`` that ``_emit_with_removals`` listed for the move
+    frm -> to (frm -1: a placement), ``after`` the mover's men after it, ``opp`` the opponent's
+    before its removals; rows of successor kind ``skip`` are left out (-1: none). Each successor
+    is ranked in full. Returns (key, successors that found no stored position)."""
+    n = ix.n
     bad = 0
     for q in range(rows):
-        opp2 = R
+        kind = successor_kind(frm, to, buf[q, 2], buf[q, 3], buf[q, 4])
+        if kind == skip:
+            continue
+        opp2 = opp
         for col in range(2, 5):
             if buf[q, col] >= 0:
                 opp2 &= ~(np.int64(1) << buf[q, col])
         if popcount(opp2) + hb < 3:
             key = max(key, WIN_KEY - 1)  # the opponent is left with two men: a win in 1
             continue
-        arr = succ[successor_kind(-1, p, buf[q, 2], buf[q, 3], buf[q, 4])]
+        arr = succ[kind]
         slot = slot_from(opp2, after, ix.mask_info[opp2], ix.binom[n - popcount(opp2), popcount(after)], ix)
         if slot >= arr.shape[0]:
             bad += 1

@@ -30,7 +30,7 @@ import pytest
 from solver.rules import make_rules
 from solver.storage.database import Database
 from solver.ultra import database_stats, draw_graph, rank_draws, sector_values
-from solver.ultra.implicit import LAST, NO_RANK, key_value, level_key, rank_moving_phase, rank_pair
+from solver.ultra.implicit import LAST, NO_RANK, key_value, level_key, plan, rank_moving_phase, rank_pair
 
 FLYING4 = ("six", ("men=4", "flying=at-3"))
 
@@ -127,6 +127,22 @@ def test_random_sector_values_on_the_moving_phase_to_five_men(solved_db):
     for seed in range(3):
         spread |= _compare(db, _random_values(sv, seed, 8))
     assert len({r for r, _ in spread}) >= 6
+
+
+def test_a_sink_gets_every_tier_and_the_rest_is_dropped(solved_db):
+    """With a sink, each tier goes out once as its group is done, and what no later group reads
+    is dropped; ``plan`` says what a group holds."""
+    db = Database(solved_db("six", 5))
+    whole = rank_moving_phase(db)
+    got = {}
+    kept = rank_moving_phase(db, sink=lambda t, r, tp: got.setdefault(t, (r, tp)))
+    assert sorted(got) == sorted(whole)
+    for t in whole:
+        assert np.array_equal(got[t][0], whole[t][0]) and np.array_equal(got[t][1], whole[t][1])
+    assert set(kept) < set(whole) and min(sum(t[:2]) for t in kept) == 9  # 4-5, 5-4, 5-5: what 6 men would read
+    groups = plan(db)
+    g55 = next(p for p in groups if p["tiers"] == ((5, 5, 0, 0),))
+    assert g55["bytes"] == 8 * db.info(5, 5).slots + 4 * db.info(4, 5).slots
 
 
 def test_a_group_needs_its_smaller_subspaces_ranked(solved_db):

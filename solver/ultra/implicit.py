@@ -34,6 +34,8 @@ while undecided they hold the value the moves that remove give): 6 bytes, with t
 
 from __future__ import annotations
 
+import time
+
 import numba as nb
 import numpy as np
 
@@ -116,12 +118,13 @@ def _predecessors(x, y, m, o, pass_ok, flying_y, out, g, ix):
 
 
 @nb.njit(cache=True, parallel=True)
-def prepare(x, y, values, twin_values, own_value, ext_values, ext_rank, ext_tempo, ext_off, state, count, rank, tempo, g, ix):
+def prepare(x, y, values, twin_values, own_value, ext_rank, ext_tempo, ext_off, state, count, rank, tempo, g, ix):
     """Start every slot of tier (x, y) (``values`` its strong values, ``twin_values`` those of
     (y, x)): a draw's count of distinct drawn successor slots in the twin, and what its moves that
     remove give (``state``, ``rank``, ``tempo``; see the module's note). The smaller subspaces
-    (y - j, x), j = 1, 2, 3, are ``ext_values[ext_off[j]:ext_off[j + 1]]`` (strong values) and the
-    same in ``ext_rank``, ``ext_tempo`` (their ranks; an empty range: not in the database). Returns the number of moves that found no stored draw where one was needed (0)."""
+    (y - j, x), j = 1, 2, 3, are ``ext_rank[ext_off[j]:ext_off[j + 1]]`` and the same in
+    ``ext_tempo`` (their ranks, NO_RANK where no draw: their strong values are not needed; an
+    empty range: not ranked). Returns the number of a draw's moves that found no slot there (0)."""
     slots = values.shape[0]
     nchunks = (slots + CHUNK - 1) // CHUNK
     bad = np.zeros(nchunks, dtype=np.int64)
@@ -153,19 +156,16 @@ def prepare(x, y, values, twin_values, own_value, ext_values, ext_rank, ext_temp
                         inside[k] = q
                         k += 1
                     continue
+                if cy < 3:
+                    continue  # the opponent is left with two men: a win, never a draw's move
                 e = y - cy
                 lo, hi = ext_off[e], ext_off[e + 1]
-                if hi == lo:
-                    continue  # fewer than three men: a win, never a draw's move
                 q = rank_position(o2, m2, ix)
                 if q >= hi - lo:
                     bad[c] += 1
                     continue
-                if ext_values[lo + q] != 0:
-                    continue
                 if ext_rank[lo + q] == NO_RANK:
-                    bad[c] += 1
-                    continue
+                    continue  # a win or a loss: no edge
                 r, t = move_rank(ext_rank[lo + q], ext_tempo[lo + q], own_value)
                 key = level_key(r, t, own_value)
                 if key == LAST:
@@ -340,11 +340,13 @@ def _parts(sizes: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return offsets, np.array(rows, dtype=np.int64).reshape(-1, 3), np.array(part_of, dtype=np.int64)
 
 
-def rank_pair(rules: RuleSet, tiers: tuple[Tier, ...], strong: dict, secvals: SectorValues, lower: dict) -> dict:
+def rank_pair(rules: RuleSet, tiers: tuple[Tier, ...], strong: dict, secvals: SectorValues, lower: dict,
+              stats: dict | None = None) -> dict:
     """(rank, tempo) int16 arrays over every slot of each tier of one moving-phase group (a tier
     and its twin, or a symmetric tier): ``strong[t]`` the strong values of the group's tiers and
     of the smaller subspaces its moves that remove reach, ``lower[t]`` the (rank, tempo) of those
-    (NO_RANK where no draw). Returns {tier: (rank, tempo)}; a slot with no draw: (NO_RANK, 0)."""
+    (NO_RANK where no draw). Returns {tier: (rank, tempo)}; a slot with no draw: (NO_RANK, 0).
+    ``stats`` gets the seconds of the first pass and of the levels, and the number of levels."""
     if any(t[2] or t[3] for t in tiers):
         raise ValueError(f"{tiers}: the implicit ranking covers the moving phase only")
     g = game_tables(rules)
@@ -355,32 +357,29 @@ def rank_pair(rules: RuleSet, tiers: tuple[Tier, ...], strong: dict, secvals: Se
     sizes = [strong[t].shape[0] for t in tiers]
     offsets, parts, part_of = _parts(sizes)
     total = int(offsets[-1])
+    t0 = time.perf_counter()
     state = np.zeros(total, dtype=np.uint8)
     count = np.zeros(total, dtype=np.uint8)
     rank = np.zeros(total, dtype=np.int16)
     tempo = np.zeros(total, dtype=np.int16)
-    empty16 = np.zeros(0, dtype=np.int16)
     for i, t in enumerate(tiers):
         x, y = t[0], t[1]
         # the smaller subspaces (y - e, x): e's range is ext_off[e]:ext_off[e + 1] (empty: none)
-        ev, er, et, off = [], [], [], [0, 0]
-        for e in (1, 2, 3):
+        er, et, off = [], [], [0, 0]
+        for e in range(1, rules.most_removals(x) + 1):
             u = (y - e, x, 0, 0)
-            if y - e >= 3 and u in strong:
-                if u not in lower:
-                    raise ValueError(f"{t} moves into {u}, which is not ranked yet")
-                ev.append(strong[u])
+            if y - e >= 3 and u in lower:  # else an empty range: a draw's move there is an error
                 er.append(lower[u][0])
                 et.append(lower[u][1])
-            off.append(off[0] + sum(a.shape[0] for a in ev))
-        ext_values = np.concatenate(ev) if ev else np.zeros(0, dtype=np.uint16)
+            off.append(off[0] + sum(a.shape[0] for a in er))
+        off += [off[-1]] * (5 - len(off))
         ext_rank = np.concatenate(er) if er else np.zeros(0, dtype=np.int16)
         ext_tempo = np.concatenate(et) if et else np.zeros(0, dtype=np.int16)
         lo, hi = int(offsets[i]), int(offsets[i + 1])
-        bad = prepare(x, y, strong[t], strong[twin(t)], vals[i], ext_values, ext_rank, ext_tempo,
+        bad = prepare(x, y, strong[t], strong[twin(t)], vals[i], ext_rank, ext_tempo,
                       np.array(off, dtype=np.int64), state[lo:hi], count[lo:hi], rank[lo:hi], tempo[lo:hi], g, ix)
         if bad:
-            raise ValueError(f"{t}: {bad} moves found no ranked draw where the strong values hold one")
+            raise ValueError(f"{t}: {bad} drawn positions' moves lead into smaller subspaces not ranked yet")
     values_of = np.array(vals, dtype=np.int64)
     tier_arr = np.array([t[:2] for t in tiers], dtype=np.int64)
     flying = np.array([bool(g.opts[OPT_FLY]) and t[0] == 3 for t in tiers], dtype=np.bool_)
@@ -388,7 +387,9 @@ def rank_pair(rules: RuleSet, tiers: tuple[Tier, ...], strong: dict, secvals: Se
     touched = np.zeros(parts.shape[0], dtype=np.uint8)
     lowest_levels(parts, offsets, values_of, tier_arr, state, count, rank, tempo, lowest)
     level = int(lowest.min()) if lowest.size else int(LAST)
+    t1, levels = time.perf_counter(), 0
     while level != LAST:
+        levels += 1
         level_good(level, parts, part_of, offsets, values_of, tier_arr, flying, state, rank, tempo, lowest, touched, g, ix)
         level_bad(level, parts, part_of, offsets, values_of, tier_arr, flying, state, count, rank, tempo, lowest, touched, g, ix)
         nxt = int(apply(level, parts, values_of, tier_arr, state, count, rank, tempo, lowest, touched))
@@ -397,6 +398,8 @@ def rank_pair(rules: RuleSet, tiers: tuple[Tier, ...], strong: dict, secvals: Se
         level = nxt
         if level != LAST and abs((level & ((1 << U_BITS) - 1)) - U_OFF) > 30000:
             raise ValueError(f"{tiers}: a tempo beyond int16")
+    if stats is not None:
+        stats.update(first_pass_s=t1 - t0, levels_s=time.perf_counter() - t1, levels=levels)
     for i, t in enumerate(tiers):
         lo, hi = int(offsets[i]), int(offsets[i + 1])
         st = state[lo:hi]
@@ -410,23 +413,47 @@ def rank_pair(rules: RuleSet, tiers: tuple[Tier, ...], strong: dict, secvals: Se
 
 
 def rank_moving_phase(db, rules: RuleSet | None = None, secvals: SectorValues | None = None,
-                      tiers: list[Tier] | None = None) -> dict:
+                      tiers: list[Tier] | None = None, sink=None) -> dict:
     """{tier: (rank, tempo)} over every slot of each moving-phase tier of ``db`` (or of
-    ``tiers``), group by group in the order the strong solve took them; a group's smaller
-    subspaces are ranked before it. ``secvals`` defaults to those of the database's statistics."""
+    ``tiers``), group by group in the order the strong solve took them (its smaller subspaces
+    first). ``secvals`` defaults to those of the database's statistics. With ``sink``, each
+    tier's arrays go to ``sink(tier, rank, tempo)`` as its group is done and are dropped once no
+    later group moves into them (the peak is then one group and the smaller subspaces it reads:
+    ``plan``); the result then holds only those still kept at the end."""
     from .secval import database_stats, sector_values
 
     rules = rules or db.rules
     secvals = secvals or sector_values(rules, database_stats(db))
     moving = [t for t in (tiers or db.tier_keys()) if t[2] == 0 and t[3] == 0]
-    strong: dict = {}
+    groups = groups_in_order(rules, moving)
+    depth = rules.most_removals(rules.men)
     lower: dict = {}
-    for grp in groups_in_order(rules, moving):
-        for t in grp.tiers:
-            strong.setdefault(t, db.values(*t))
-            for e in (1, 2, 3):
-                u = (t[1] - e, t[0], 0, 0)
-                if t[1] - e >= 3 and u not in strong and db.has(*u):
-                    strong[u] = db.values(*u)
+    for grp in groups:
+        strong = {t: db.values(*t) for t in grp.tiers}
         rank_pair(rules, grp.tiers, strong, secvals, lower)
+        if sink is not None:
+            men = sum(grp.tiers[0][:2])
+            for t in grp.tiers:
+                sink(t, *lower[t])
+            # groups come by men on the board: nothing later removes into a tier this far below
+            for t in [t for t in lower if sum(t[:2]) < men - depth]:
+                del lower[t]
     return lower
+
+
+def plan(db, rules: RuleSet | None = None) -> list[dict]:
+    """Memory of each moving-phase group of ``db`` ranked without a graph, in bytes: per slot of
+    the group 1 (state) + 1 (count) + 2 (rank) + 2 (tempo) + 2 (strong value) = 8, and per slot of
+    each smaller subspace its moves that remove reach 4 (rank, tempo); ``sink`` keeps no more.
+    One dict a group: tiers, slots, lower_slots, bytes."""
+    rules = rules or db.rules
+    moving = [t for t in db.tier_keys() if t[2] == 0 and t[3] == 0]
+    out = []
+    for grp in groups_in_order(rules, moving):
+        slots = sum(db.info(*t).slots for t in grp.tiers)
+        lower = set()
+        for x, y, _, _ in grp.tiers:
+            lower |= {(y - e, x, 0, 0) for e in range(1, rules.most_removals(x) + 1) if y - e >= 3}
+        lower_slots = sum(db.info(*u).slots for u in lower if db.has(*u))
+        out.append({"tiers": grp.tiers, "slots": slots, "lower_slots": lower_slots, "bytes": 8 * slots + 4 * lower_slots})
+    return out

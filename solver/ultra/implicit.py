@@ -379,7 +379,8 @@ def rank_pair(rules: RuleSet, tiers: tuple[Tier, ...], strong: dict, secvals: Se
         bad = prepare(x, y, strong[t], strong[twin(t)], vals[i], ext_rank, ext_tempo,
                       np.array(off, dtype=np.int64), state[lo:hi], count[lo:hi], rank[lo:hi], tempo[lo:hi], g, ix)
         if bad:
-            raise ValueError(f"{t}: {bad} drawn positions' moves lead into smaller subspaces not ranked yet")
+            raise ValueError(f"{t}: {bad} drawn positions' moves lead into smaller subspaces not ranked yet "
+                             "(or reach over 255 drawn slots)")
     values_of = np.array(vals, dtype=np.int64)
     tier_arr = np.array([t[:2] for t in tiers], dtype=np.int64)
     flying = np.array([bool(g.opts[OPT_FLY]) and t[0] == 3 for t in tiers], dtype=np.bool_)

@@ -12,12 +12,13 @@ whose draws spread over several ranks.
   or where two removals give it different bad values); the standard board's to 4 men.
 
 The ranks are compared with their tempo (Malom's depth), and the comparisons are not vacuous:
-the draws spread over several ranks and tempos. Mutations tried by hand (benchmarks of nothing,
-``git stash``-free edits of ``implicit.py``): one more in a count, a tempo of 2 per ply, a removal
-that settles at the tier's value not holding the count fail the default tests; the first bad
-removal value kept instead of the last, or a count's end not waiting for the removals' last bad
-value, fail the slow test (222 and 39 draws). Taking a level's bad values before its good ones
-changes nothing on any game here: see ``implicit``'s note.
+the draws spread over several ranks and tempos. Mutations of ``implicit.py`` tried by hand: one
+more in a count, a tempo of 2 per ply, a removal that settles at the tier's value not holding the
+count fail the default tests; the first bad removal value kept instead of the last, or a count's
+end not waiting for the removals' last bad value, fail the slow test (222 and 39 draws). Taking a
+level's bad values before its good ones changes nothing on any game here (see ``implicit``'s
+note), nor does dropping the position before a pass under ``blocked=passes`` (no drawn position
+of Six Men's Morris to 5 men is blocked): that path is untested.
 """
 
 from __future__ import annotations

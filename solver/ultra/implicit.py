@@ -26,6 +26,8 @@ At one key a value can be good for one position and bad for another of the same 
 tempo u, k = -d with tempo -u): the explicit queue takes them in the order they were pushed; here
 the good ones go first (``level_good`` before ``level_bad``), which is what the definition wants
 (a good move is never given up for a worse one). The tests find no position where the two differ.
+Under ``blocked=passes`` the position before a pass is a predecessor too (``_predecessors``); no
+test game has a drawn blocked position, so that path is unchecked.
 
 Per slot of the group: ``state`` (1 byte), ``count`` (1), ``rank`` and ``tempo`` (int16 each;
 while undecided they hold the value the moves that remove give): 6 bytes, with the strong values
@@ -62,7 +64,8 @@ OPEN_BAD = 3  # undecided; rank, tempo: the last (best) of the removals' drawn v
 OPEN_STUCK = 4  # undecided; a removal's draw settles at the tier's own value: the count never ends
 NEW_GOOD = 5  # decided at this level, good (rank, tempo written by ``apply``)
 NEW_BAD = 6  # decided at this level, bad
-DECIDED = 7  # rank, tempo final
+DECIDED = 7  # rank, tempo final, not yet passed on to the predecessors
+DONE = 8  # rank, tempo final and passed on: later scans skip it by its state alone
 
 NO_RANK = 0x7FFF  # ``ranks.NO_RANK``: rank of a slot that holds no draw
 D_MAX = 1 << 14  # |k| below this
@@ -246,6 +249,7 @@ def level_good(level, parts, part_of, offsets, values_of, tiers, flying, state, 
             r2, t2 = move_rank(rank[s], tempo[s], other)
             if r2 <= other or level_key(r2, t2, other) != level:
                 continue
+            state[s] = DONE
             m, o = unrank_position(x, y, s - off, ix)
             k = _predecessors(x, y, m, o, pass_ok, flying[j], out, g, ix)
             for e in range(k):
@@ -285,6 +289,7 @@ def level_bad(level, parts, part_of, offsets, values_of, tiers, flying, state, c
             r2, t2 = move_rank(rank[s], tempo[s], other)
             if r2 >= other or level_key(r2, t2, other) != level:
                 continue
+            state[s] = DONE
             m, o = unrank_position(x, y, s - off, ix)
             k = _predecessors(x, y, m, o, pass_ok, flying[j], out, g, ix)
             for e in range(k):
@@ -405,7 +410,7 @@ def rank_pair(rules: RuleSet, tiers: tuple[Tier, ...], strong: dict, secvals: Se
         lo, hi = int(offsets[i]), int(offsets[i + 1])
         st = state[lo:hi]
         r, tp = rank[lo:hi].copy(), tempo[lo:hi].copy()
-        settles = st != DECIDED  # undecided: settles in its own tier
+        settles = (st != DECIDED) & (st != DONE)  # undecided: settles in its own tier
         r[settles], tp[settles] = vals[i], 0
         nodraw = strong[t] != 0
         r[nodraw], tp[nodraw] = NO_RANK, 0

@@ -27,11 +27,13 @@ LAYERS = [
 ]
 LEVEL = {part: i for i, layer in enumerate(LAYERS) for part in layer}
 # Siblings in one layer that may not import each other: the engine does not look values up or
-# verify; lookups do not solve; the verifier reads the engine's value cache and nothing else of it.
+# verify; lookups do not solve; the verifier reads the engine's value cache and nothing else of it;
+# the draw ranks (a retrograde analysis of their own) share the engine's retrograde kernels
+# (un-moves, counts, atomics) and nothing else of it.
 FORBIDDEN = {
-    "engine": ("solver.verify", "solver.query"),
+    "engine": ("solver.verify", "solver.query", "solver.ultra"),
     "query": ("solver.engine", "solver.verify"),
-    "ultra": ("solver.engine", "solver.verify", "solver.query"),
+    "ultra": ("solver.engine.pair", "solver.engine.placing", "solver.engine.run", "solver.engine.cluster", "solver.engine.costs", "solver.verify", "solver.query"),
     "verify": ("solver.query", "solver.engine.kernels", "solver.engine.pair", "solver.engine.placing", "solver.engine.run"),
 }
 

@@ -55,9 +55,12 @@ def explicit_groups_agree(rules, path) -> int:
 @pytest.mark.parametrize(
     "name,options",
     [
-        ("lasker", ["men=4"]),
+        # the standard board's Lasker game (5 s each) under -m slow: the six board's cases below
+        # run the same code in the default run
+        pytest.param("lasker", ["men=4"], marks=pytest.mark.slow),
         ("six", ["men=4", "lasker=on"]),
-        ("lasker", ["men=4", "flying=never"]),
+        pytest.param("lasker", ["men=4", "flying=never"], marks=pytest.mark.slow),
+        ("six", ["men=4", "lasker=on", "flying=never"]),
         ("six", ["men=4", "lasker=on", "removal=optional", "double-mill=per-mill"]),
         ("six", ["men=4", "lasker=on", "removal-from-mills=forfeit"]),
         pytest.param("lasker", ["men=5"], marks=pytest.mark.slow),

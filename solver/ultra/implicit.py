@@ -223,6 +223,15 @@ def lowest_levels(parts, offsets, values_of, tiers, state, count, rank, tempo, l
         lowest[c] = low
 
 
+@helper
+def _part(c, parts, part_of, offsets, values_of, tiers, two):
+    """Work item c of a level: its slots lo..hi of tier i, the twin tier j, their sector values,
+    the tier's men, and where the two tiers' slots and parts start."""
+    lo, hi, i = parts[c, 0], parts[c, 1], parts[c, 2]
+    j = 1 - i if two else i
+    return lo, hi, j, values_of[i], values_of[j], tiers[i, 0], tiers[i, 1], offsets[i], offsets[j], part_of[j]
+
+
 @nb.njit(cache=True, parallel=True)
 def level_good(level, parts, part_of, offsets, values_of, tiers, flying, state, rank, tempo, lowest, touched, g, ix):
     """Level ``level``, its good values: a position whose removals give the best value at this
@@ -232,11 +241,7 @@ def level_good(level, parts, part_of, offsets, values_of, tiers, flying, state, 
     for c in nb.prange(parts.shape[0]):
         if lowest[c] != level:
             continue
-        lo, hi, i = parts[c, 0], parts[c, 1], parts[c, 2]
-        j = 1 - i if two else i
-        own, other = values_of[i], values_of[j]
-        x, y = tiers[i, 0], tiers[i, 1]
-        off, twin_off, twin_part = offsets[i], offsets[j], part_of[j]
+        lo, hi, j, own, other, x, y, off, twin_off, twin_part = _part(c, parts, part_of, offsets, values_of, tiers, two)
         out = np.empty(g.n * g.n + 1, dtype=np.int64)
         for s in range(lo, hi):
             st = state[s]
@@ -272,11 +277,7 @@ def level_bad(level, parts, part_of, offsets, values_of, tiers, flying, state, c
     for c in nb.prange(parts.shape[0]):
         if lowest[c] != level:
             continue
-        lo, hi, i = parts[c, 0], parts[c, 1], parts[c, 2]
-        j = 1 - i if two else i
-        own, other = values_of[i], values_of[j]
-        x, y = tiers[i, 0], tiers[i, 1]
-        off, twin_off, twin_part = offsets[i], offsets[j], part_of[j]
+        lo, hi, j, own, other, x, y, off, twin_off, twin_part = _part(c, parts, part_of, offsets, values_of, tiers, two)
         out = np.empty(g.n * g.n + 1, dtype=np.int64)
         for s in range(lo, hi):
             st = state[s]

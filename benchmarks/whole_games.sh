@@ -8,6 +8,7 @@
 #   nohup benchmarks/whole_games.sh > data/whole_games.out 2>&1 &
 #   benchmarks/whole_games.sh viking lasker   # these games only
 #   KEEP_DATABASES=1 benchmarks/whole_games.sh   # leave each database on disk
+#   nohup benchmarks/oom_guard.sh > /dev/null 2>&1 &   # beside it: others die first if memory runs out
 #
 # Each game G is solved into the database its rules name by default (data/viking.h5,
 # data/standard_removal-optional.h5: what `morris query --rules ...` reads) and leaves

@@ -1,8 +1,8 @@
 """The cycling groups of a whole-game database (Lasker's rule) solved again in memory, three ways,
 alternating: the placement pass and ``moves_pass`` then counts and un-moves ("fast"), the general
 ``tier_pass`` then the same ("general"), and the explicit successor graph ("explicit"). Prints
-positions per second and the peak of each way's working arrays is not measured here (see the
-dry run's plan). Not a test: the values are compared with the database's, and a difference fails.
+each way's wall and CPU time and positions per second (memory is the dry run's plan, not measured
+here). Not a test, but each way's values are compared with the database's: a difference stops it.
 
     python benchmarks/bench_cycles.py --rules lasker -o men=5 --db /tmp/l5.h5 [--rounds 2]
 

@@ -3,14 +3,17 @@ move instead of placing), without a stored successor graph: the pair engine's wa
 un-moves, a few bytes a slot.
 
 The group is a tier and its twin (or a tier that is its own twin), one array over both: slot s of
-tier i is ``offsets[i] + s``. ``tier_pass`` (``kernels.placing``) judges each position by the
-successors in solved tiers (placements, moves that remove); ``summarise`` then keeps, for a
-position with moves that stay in the group, ``value`` PENDING, ``ext`` what the solved
-successors give (a value code: the quickest win, else the longest loss they allow, 0 where one
-is a draw) and ``count`` its distinct successor slots inside the group not yet known to be wins.
+tier i is ``offsets[i] + s``. Each position is first judged by its successors in solved tiers:
+the placement pass (``kernels.placements``) for its placements, then ``moves_pass`` for its
+moves that close a mill and remove (where a mill wins or the board can fill, ``placing.tier_pass``
+and ``summarise`` instead). A position with moves that stay in the group keeps ``value`` PENDING,
+``ext`` what the solved successors give (a value code: the quickest win, else the longest loss
+they allow, 0 where one is a draw) and ``count`` its distinct successor slots inside the group
+not yet known to be wins.
 ``level_step`` then settles one level L (plies) over the whole group: the positions decided at L
-are found by a scan of the parts that hold any (each part knows the lowest level it holds), and each one's predecessors in the twin tier (un-moves: the opponent's man
-moved back, by a move that removed nothing) are decided from it: after a loss at L, a win at
+are found by a scan of the parts that hold any (each part knows the lowest level it holds),
+and each one's predecessors in the twin tier (un-moves: the opponent's man moved back, by a move
+that removed nothing) are decided from it: after a loss at L, a win at
 L + 1; after a win at L, one successor fewer, and a loss at the later of L + 1 and ``ext`` when
 it was the last and nothing solved wins or draws. A position that ``ext`` says wins at L is
 decided at L's scan unless a move inside the group won sooner. One level is all wins or all

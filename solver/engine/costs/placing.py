@@ -136,7 +136,8 @@ def plan_placing(
             readers.setdefault(t, []).append(i)
     todo = [i for i, g in enumerate(groups) if not all(t in done for t in g.tiers)]
     # the tiers held for later groups stay within what the largest group leaves (``hold_bytes``)
-    alone = max((group_working_bytes(rules, index, groups[i]) + sum(tier_bytes[t] for t in reads[i]) for i in todo), default=0)
+    work = [group_working_bytes(rules, index, g) for g in groups]
+    alone = max((work[i] + sum(tier_bytes[t] for t in reads[i]) for i in todo), default=0)
     hold = max(0, memory - base - alone)
     for i, g in enumerate(groups):
         slots = sum(index.slots(t[0], t[1]) for t in g.tiers)
@@ -144,7 +145,7 @@ def plan_placing(
         is_done = all(t in done for t in g.tiers)
         if not is_done:
             held = {t for t in held if readers[t][-1] >= i} | reads[i]
-        working = group_working_bytes(rules, index, g)
+        working = work[i]
         inputs = sum(tier_bytes[t] for t in held)
         if not is_done and base + working + inputs > peak:
             peak, peak_group = base + working + inputs, g.name

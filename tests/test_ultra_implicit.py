@@ -31,7 +31,8 @@ import pytest
 from solver.rules import make_rules
 from solver.storage.database import Database
 from solver.ultra import database_stats, draw_graph, rank_draws, sector_values
-from solver.ultra.implicit import LAST, NO_RANK, key_value, level_key, plan, rank_moving_phase, rank_pair
+from solver.ultra.implicit import LAST, NO_RANK, key_value, level_key, rank_moving_phase, rank_pair
+from solver.ultra.whole import plan
 
 FLYING4 = ("six", ("men=4", "flying=at-3"))
 

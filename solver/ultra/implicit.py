@@ -447,20 +447,3 @@ def rank_moving_phase(db, rules: RuleSet | None = None, secvals: SectorValues | 
                 del lower[t]
     return lower
 
-
-def plan(db, rules: RuleSet | None = None) -> list[dict]:
-    """Memory of each moving-phase group of ``db`` ranked without a graph, in bytes: per slot of
-    the group 1 (state) + 1 (count) + 2 (rank) + 2 (tempo) + 2 (strong value) = 8, and per slot of
-    each smaller subspace its moves that remove reach 4 (rank, tempo); ``sink`` keeps no more.
-    One dict a group: tiers, slots, lower_slots, bytes."""
-    rules = rules or db.rules
-    moving = [t for t in db.tier_keys() if t[2] == 0 and t[3] == 0]
-    out = []
-    for grp in groups_in_order(rules, moving):
-        slots = sum(db.info(*t).slots for t in grp.tiers)
-        lower = set()
-        for x, y, _, _ in grp.tiers:
-            lower |= {(y - e, x, 0, 0) for e in range(1, rules.most_removals(x) + 1) if y - e >= 3}
-        lower_slots = sum(db.info(*u).slots for u in lower if db.has(*u))
-        out.append({"tiers": grp.tiers, "slots": slots, "lower_slots": lower_slots, "bytes": 8 * slots + 4 * lower_slots})
-    return out

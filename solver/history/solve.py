@@ -1,0 +1,120 @@
+"""The moving phase under the history rule, group by group (``solve_moving``).
+
+Groups are taken as the plain engine takes them: a subspace and its twin, by the men on the
+board, fewest first (a removal leads into a group solved before). Each group's states are
+numbered (``states``), judged (``kernels.init_half``) and settled level by level
+(``kernels.level_half``); its values are then what later groups' removals read. Everything is
+held in memory: the small games the reference checks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import RulesError
+from ..index.tables import board_index
+from ..rules.rulesets import RuleSet
+from ..rules.tables import game_tables
+from . import kernels as k
+from .states import K0, NKEYS, SLOTS, V0, subspace_keys
+from .tables import check_supported, history_tables, plain_rules
+
+MEN = 13  # info's dimensions: men 0 ... 12 a side
+
+
+@dataclass
+class HistorySubspace:
+    """The values of a subspace's states: ``values[slot]`` for the plain positions, then
+    ``values[slots + i]`` for the state of side-table key ``keys[i]``."""
+
+    a: int
+    b: int
+    slots: int
+    keys: np.ndarray
+    values: np.ndarray
+
+
+def moving_groups(subs) -> list[list[tuple[int, int]]]:
+    subs = set(subs)
+    out, seen = [], set()
+    for a, b in sorted(subs, key=lambda s: (s[0] + s[1], s)):
+        if (a, b) in seen:
+            continue
+        group = sorted({(a, b), (b, a)} & subs)
+        seen |= set(group)
+        out.append(group)
+    return out
+
+
+def closure(rules: RuleSet, subs) -> list[tuple[int, int]]:
+    """``subs``, their twins (a move without a removal leads there) and every moving subspace
+    their removals lead into."""
+    most = rules.most_removals
+    out, todo = set(), list(subs)
+    while todo:
+        a, b = todo.pop()
+        if (a, b) in out or a < 3 or b < 3:
+            continue
+        out.add((a, b))
+        todo.append((b, a))
+        for r in range(1, most(a) + 1):
+            todo.append((b - r, a))
+    return sorted(out)
+
+
+class Store:
+    """States of several subspaces in flat arrays, as the kernels' ``info``/``values``/``keys``."""
+
+    def __init__(self, parts: list[HistorySubspace]):
+        self.info = np.full((MEN, MEN, 4), -1, dtype=np.int64)
+        v = kk = 0
+        for p in parts:
+            self.info[p.a, p.b] = (v, p.slots, kk, len(p.keys))
+            v += p.slots + len(p.keys)
+            kk += len(p.keys)
+        self.keys = np.concatenate([p.keys for p in parts]) if parts else np.zeros(1, np.int64)
+        self.values = np.concatenate([p.values for p in parts]) if parts else np.zeros(1, np.uint16)
+        if not len(self.keys):
+            self.keys = np.zeros(1, np.int64)
+
+
+def solve_moving(rules: RuleSet, subspaces, progress=None) -> dict[tuple[int, int], HistorySubspace]:
+    """Every state of the moving subspaces ``subspaces`` and of what their removals reach."""
+    check_supported(rules)
+    ht = history_tables(rules)
+    g = game_tables(plain_rules(rules))
+    bix = board_index(rules.board)
+    ix = bix.tables
+    result: dict[tuple[int, int], HistorySubspace] = {}
+    for group in moving_groups(closure(rules, subspaces)):
+        parts = []
+        for a, b in group:
+            slots = bix.slots(a, b)
+            keys = subspace_keys(a, b, slots, ht, ix)
+            parts.append(HistorySubspace(a, b, slots, keys, np.zeros(slots + len(keys), np.uint16)))
+        gs = Store(parts)
+        solved = Store(list(result.values()))
+        size = len(gs.values)
+        count = np.zeros(size, np.int64)
+        ext = np.zeros(size, np.uint16)
+        sched = np.full(size, k.NONE, np.uint16)
+        err = np.zeros(3, np.int64)
+        for a, b in group:
+            k.init_half(a, b, gs.info, gs.values, gs.keys, solved.info, solved.values, solved.keys, count, ext, sched, ht, ix, g, err)
+        level, latest = 0, int(sched[sched != k.NONE].max(initial=0))
+        while level <= latest:
+            for a, b in group:
+                _, late = k.level_half(a, b, level, gs.info, gs.values, gs.keys, count, ext, sched, ht, ix, g, err)
+                latest = max(latest, late)
+            level += 1
+        if err.any():
+            raise RulesError(f"history engine: inconsistent states in group {group}: {err.tolist()}")
+        for p in parts:
+            v0 = gs.info[p.a, p.b, V0]
+            p.values = gs.values[v0 : v0 + p.slots + len(p.keys)].copy()
+            result[p.a, p.b] = p
+        if progress:
+            progress(group, parts)
+    return result

@@ -1,0 +1,81 @@
+"""The tables the history rule's kernels read, built once per rule set (``history_tables``)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+
+from ..errors import RulesError
+from ..rules.rulesets import RuleSet
+
+SAME_MAN, RUNNING_MILL = 1, 2
+KINDS = {"same-man": SAME_MAN, "running-mill": RUNNING_MILL}
+MAX_THROUGH = 4  # mills through one point: a running-mill record keeps one bit each
+CODE_BITS = 10  # a state's code: ban << CODE_BITS | pending (as tests/reference_history.py)
+
+
+class HistoryTables(NamedTuple):
+    kind: int  # SAME_MAN or RUNNING_MILL
+    n: int
+    full: int  # every point
+    adj: np.ndarray  # adj[p]: the points next to p
+    fly: int  # 1 where a side with 3 men flies
+    thr_mask: np.ndarray  # thr_mask[p, j]: the j-th mill through p (board.mills order), 0-padded
+    thr_rest: np.ndarray  # the same mill without p
+    thr_count: np.ndarray  # mills through p
+    perm: np.ndarray  # perm[g, p]: the image of point p under symmetry g
+    lperm: np.ndarray  # lperm[g, p, j]: the local number, among the mills through perm[g, p], of the image of p's j-th mill
+
+
+def plain_rules(rules: RuleSet) -> RuleSet:
+    """The same rules without the history rule: what the plain move generator and index read."""
+    return replace(rules, reclose="allowed")
+
+
+def check_supported(rules: RuleSet) -> None:
+    """One line where the engine cannot solve the history rule under these options."""
+    if rules.reclose not in KINDS:
+        raise RulesError(f"reclose={rules.reclose} is not a history rule this engine solves")
+    for bad, why in (
+        (rules.lasker == "on", "Lasker's rule (a ban made while men are in hand)"),
+        (rules.blocked == "passes", "blocked=passes"),
+        (rules.mill_wins == "on", "mill-wins=on"),
+    ):
+        if bad:
+            raise RulesError(f"the history rule's engine does not handle {why} yet")
+
+
+@lru_cache(maxsize=None)
+def history_tables(rules: RuleSet) -> HistoryTables:
+    check_supported(rules)
+    board = rules.board_data
+    n = board.n
+    mills = [int(m) for m in board.mill_masks]
+    thr_mask = np.zeros((n, MAX_THROUGH), dtype=np.int64)
+    thr_rest = np.zeros((n, MAX_THROUGH), dtype=np.int64)
+    thr_count = np.zeros(n, dtype=np.int64)
+    local = {}  # (point, mill index) -> j
+    for p in range(n):
+        for k, m in enumerate(mills):
+            if (m >> p) & 1:
+                j = int(thr_count[p])
+                thr_mask[p, j] = m
+                thr_rest[p, j] = m & ~(1 << p)
+                local[p, k] = j
+                thr_count[p] += 1
+    perm = np.array(board.symmetries, dtype=np.int64)
+    lperm = np.zeros((len(perm), n, MAX_THROUGH), dtype=np.int64)
+    for g, pg in enumerate(perm):
+        for k, m in enumerate(mills):
+            img = sum(1 << int(pg[q]) for q in range(n) if (m >> q) & 1)
+            kk = mills.index(img)
+            for p in range(n):
+                if (m >> p) & 1:
+                    lperm[g, p, local[p, k]] = local[int(pg[p]), kk]
+    adj = np.asarray(board.adjacency_masks, dtype=np.int64)
+    return HistoryTables(
+        KINDS[rules.reclose], n, (1 << n) - 1, adj, int(rules.flying == "at-3"), thr_mask, thr_rest, thr_count, perm, lperm
+    )

@@ -118,3 +118,53 @@ def solve_moving(rules: RuleSet, subspaces, progress=None) -> dict[tuple[int, in
         if progress:
             progress(group, parts)
     return result
+
+
+def solve_whole(rules: RuleSet, progress=None) -> tuple[dict[tuple[int, int], HistorySubspace], dict[tuple, np.ndarray]]:
+    """The whole game: the moving phase's states (``solve_moving``), then the tiers with men in
+    hand, which hold plain positions only (no man moves while men are in hand, so no ban is made
+    there, and the first position of the moving phase carries none): the plain engine's placing
+    passes, reading the moving tiers' plain states. Returns (moving states, {placing tier: values})."""
+    from ..engine import placing
+    from ..engine.order import placing_groups
+    from ..tiers import whole_game_tiers
+
+    check_supported(rules)
+    plain = plain_rules(rules)
+    tiers = whole_game_tiers(plain)
+    moving = solve_moving(rules, [(t[0], t[1]) for t in tiers if t[2] == t[3] == 0 and min(t[0], t[1]) >= 3], progress)
+    index = board_index(rules.board)
+    placed: dict[tuple, np.ndarray] = {}
+
+    def solved(t):
+        if t[2] == t[3] == 0:
+            h = moving[t[0], t[1]]
+            return h.values[: h.slots]
+        return placed[t]
+
+    for group in placing_groups(plain):
+        for r in placing.solve_group(plain, index, group, solved):
+            placed[r.tier] = r.values
+    return moving, placed
+
+
+def lookup(moving: dict[tuple[int, int], HistorySubspace], rules: RuleSet, text: str) -> int:
+    """The stored value (``solver.values``' code) of a moving-phase position written with the
+    history rule's suffix (``notation.parse_history_position``), from ``solve_moving``'s result.
+    The records are taken as live where they are (a dead one is the plain state)."""
+    from ..rules.notation import parse_history_position
+    from .records import live
+    from .states import state_numbers
+    from .tables import encode_ban
+
+    pos, ban, pending = parse_history_position(text, rules)
+    ht = history_tables(rules)
+    m, o = pos.mover, pos.opponent
+    b_code = int(live(encode_ban(ban, rules), m, o, ht))
+    p_code = int(live(encode_ban(pending, rules), o, m, ht))
+    store = Store(list(moving.values()))
+    ix = board_index(rules.board).tables
+    k = state_numbers(*(np.array([x], np.int64) for x in (m, o, b_code, p_code)), store.info, store.keys, ht, ix)[0]
+    if k < 0:
+        raise RulesError(f"{text!r}: no such state in the subspaces solved")
+    return int(store.values[k])

@@ -79,3 +79,19 @@ def history_tables(rules: RuleSet) -> HistoryTables:
     return HistoryTables(
         KINDS[rules.reclose], n, (1 << n) - 1, adj, int(rules.flying == "at-3"), thr_mask, thr_rest, thr_count, perm, lperm
     )
+
+
+def encode_ban(ban, rules: RuleSet) -> int:
+    """The record code (``records``) of a ``notation.Ban``, or 0 for None."""
+    if ban is None:
+        return 0
+    n = rules.board_data.n
+    if ban.frm >= 0:
+        return 1 + ban.frm * n + ban.to
+    ht = history_tables(rules)
+    local = 0
+    for j in range(int(ht.thr_count[ban.to])):
+        k = [int(m) for m in rules.board_data.mill_masks].index(int(ht.thr_mask[ban.to, j]))
+        if k in ban.mills:
+            local |= 1 << j
+    return 1 + 16 * ban.to + local

@@ -8,12 +8,16 @@ settle in several tiers), on a copy: the fixtures' databases are only read.
   own rank is the best of them, and ultra-strong play never picks a drawing move ranked below
   another available one (strong play does, somewhere in the sample);
 - the one-line errors: a database that is not a whole game, too big for the memory limit, and
-  ultra-strong play where there are no ranks.
+  ultra-strong play where there are no ranks;
+- ``morris rank`` ranks without a graph (the explicit graph with ``--explicit``: the same stored
+  arrays); a killed run resumes from the tiers it wrote, leaving their files alone; ``--dry-run``
+  prints each group's memory and writes nothing.
 """
 
 from __future__ import annotations
 
 import json
+import os
 
 import h5py
 import numpy as np
@@ -194,6 +198,7 @@ def test_the_one_line_errors(ranked, solved_db, solved_whole, tmp_path):
     res = run("rank", "--db", original, "--max-memory", "1MiB")
     assert res.exit_code == 1 and res.stderr.count("\n") == 1
     assert "too big to rank in memory" in res.stderr and "limit of 0.0 GiB" in res.stderr
+    assert "its largest group, 4-4, needs" in res.stderr
     assert Database(original).ranks_state() == "none"  # refused before writing anything
     res = run("play", "--db", original, "--strength", "ultra")
     assert res.exit_code == 1 and res.stderr.count("\n") == 1 and "morris rank --db" in res.stderr
@@ -233,3 +238,69 @@ def test_the_benchmarks_players_choose_as_query_does(ranked, sample):
             assert Move(*buf[j].tolist()) == an.choose(strength).move
         differ += an.choose("strong") != an.choose("ultra")
     assert differ > 0
+
+
+def _tier_checksums(path) -> dict:
+    with Database(path) as db:
+        out = {}
+        for info in db.tiers():
+            with h5py.File(subspace_file(path, info.name)) as f:
+                out[info.name] = f[f"ultra/{info.name}"].attrs["checksum"]
+        return out
+
+
+def test_the_explicit_graph_stores_the_same_ranks(ranked, tmp_path):
+    original, path, out, _ = ranked
+    assert out["method"] == "implicit" and out["edges"] is None
+    copy = tmp_path / "explicit.h5"
+    copy_database(original, copy)
+    res = run("rank", "--db", copy, "--explicit", "--json")
+    assert res.exit_code == 0, res.output
+    again = json.loads(res.stdout)
+    assert again["method"] == "explicit graph" and again["edges"] > 0 and again["ranks"] == out["ranks"]
+    assert _tier_checksums(copy) == _tier_checksums(path)
+
+
+def test_a_killed_run_resumes_from_the_tiers_it_wrote(ranked, tmp_path, monkeypatch):
+    """A run killed after 6 tiers leaves no ranks to read (the main file comes last); the next
+    run keeps those 6 files as they are and ranks the rest, the same as one run."""
+    import solver.storage.ranks as storage_ranks
+    from solver.ultra.store import rank_database
+
+    original, path, _, _ = ranked
+    copy = tmp_path / "killed.h5"
+    copy_database(original, copy)
+    write = storage_ranks.write_tier_ranks
+    written: list = []
+
+    def dying(path, rules, name, *args):
+        if len(written) == 6:
+            raise KeyboardInterrupt  # (as a kill would, between two tiers)
+        write(path, rules, name, *args)
+        written.append(name)
+
+    monkeypatch.setattr(storage_ranks, "write_tier_ranks", dying)
+    with pytest.raises(KeyboardInterrupt):
+        rank_database(copy)
+    monkeypatch.undo()
+    assert Database(copy).ranks_state() == "none"
+    inode = {name: os.stat(subspace_file(copy, name)).st_ino for name in written}
+    res = run("rank", "--db", copy)
+    assert res.exit_code == 0, res.output
+    assert "resuming: 6 of 18 tiers were ranked by an earlier run" in res.stdout
+    assert {name: os.stat(subspace_file(copy, name)).st_ino for name in written} == inode  # not rewritten
+    assert Database(copy).ranks_state() == "ranked" and _tier_checksums(copy) == _tier_checksums(path)
+    res = run("rank", "--db", copy, "--fresh")  # everything again
+    assert "resuming" not in res.stdout and all(os.stat(subspace_file(copy, n)).st_ino != i for n, i in inode.items())
+
+
+def test_dry_run_prints_each_groups_memory(ranked):
+    original, _, _, _ = ranked
+    plan = json.loads(run("rank", "--db", original, "--dry-run", "--json").stdout)
+    assert plan["method"] == "implicit" and len(plan["groups"]) == 17  # 18 tiers, 3-4 with 4-3
+    g44 = next(g for g in plan["groups"] if g["tiers"] == "4-4")
+    assert g44["bytes"] == 8 * g44["slots"] + 4 * g44["lower_slots"] and g44["lower_slots"] > 0
+    assert plan["peak_bytes"] > max(g["bytes"] for g in plan["groups"]) == g44["bytes"]
+    res = run("rank", "--db", original, "--dry-run")
+    assert res.exit_code == 0 and "3-4 and 4-3" in res.stdout and "the peak is the largest, 4-4" in res.stdout
+    assert Database(original).ranks_state() == "none"  # nothing written

@@ -6,8 +6,8 @@ the explicit analysis's (``ranks.rank_draws``) on every tier of small whole game
   (which spread the placing tiers' draws over many ranks: with the game's own, 3);
 - Three Men's Morris, also solved with --extended (moves into a twin), the standard board with 3
   men; slow: the standard board with 4 men;
-- resuming: a run that skips the tiers a first run finished, reading them back, gives the same;
-  the memory held is what the next group reads; Lasker's rule is refused in one line.
+- ``plan``'s bytes a group; Lasker's rule refused in one line. (Resuming a killed run through
+  ``morris rank``: tests/test_ultra_store.py.)
 
 Mutations of ``placing.py`` tried by hand: the larger tempo kept among equal ranks, a draw with no
 drawing move given (NO_RANK, 0) instead of its tier's value, the kind of a move taken as a
@@ -88,40 +88,6 @@ def test_whole_small_games_equal_the_explicit_analysis(solved_whole, game):
     db = Database(solved_whole(*game).path)
     _compare(db)
     _compare(db, _random_values(sector_values(db.rules, database_stats(db)), 1, 6))
-
-
-def test_a_rerun_resumes_from_the_finished_tiers(solved_whole):
-    """A first run stopped half way (its sink raises), then a second run given the finished
-    tiers as ``done``: together they give every tier once, equal to one run; with ``load`` only
-    what the next group reads stays held."""
-    db = Database(solved_whole(*FLYING4).path)
-    whole = rank_game(db)
-    stored: dict = {}
-    half = len(whole) // 2
-
-    class Killed(Exception):
-        pass
-
-    def dying_sink(t, r, tp):
-        if len(stored) == half:
-            raise Killed
-        stored[t] = (r.copy(), tp.copy())
-
-    with pytest.raises(Killed):
-        rank_game(db, sink=dying_sink, load=stored.__getitem__)
-    first = set(stored)
-    assert 0 < len(first) <= half
-    again: list = []
-
-    def sink(t, r, tp):
-        again.append(t)
-        stored[t] = (r, tp)
-
-    held = rank_game(db, sink=sink, load=stored.__getitem__, done=first)
-    assert sorted(again) == sorted(set(whole) - first)  # the finished tiers are not ranked again
-    assert held == {}  # nothing reads the start's tier: nothing is held at the end
-    for t, (r, tp) in whole.items():
-        assert np.array_equal(stored[t][0], r) and np.array_equal(stored[t][1], tp), t
 
 
 def test_plan_counts_each_group_and_what_it_reads(solved_whole):

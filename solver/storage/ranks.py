@@ -15,7 +15,8 @@ Layout (the README's "Database layout" says the same for h5py users), optional, 
                                 the rank is that value, and where there is no draw)
         attrs on /ultra/<name>: secval (the tier's own sector value), draws, ranks (JSON: rank ->
                                 draws), checksum ("sha256:" over rank then depth, little-endian
-                                int16), code_version
+                                int16), code_version, secvals (``secvals_tag``: "sha256:" of
+                                the main file's ultra_secval text they were computed with)
 
 Both datasets are chunked like the values (65,536 slots, gzip 4, shuffle). A tier's file is
 rewritten whole under a temporary name and renamed (``files._write_atomic``); the strong dataset
@@ -64,19 +65,33 @@ def parse_secval_text(text: str) -> tuple[int, int, list[tuple[int, int, int, in
 
 
 def ranks_checksum(rank: np.ndarray, depth: np.ndarray) -> str:
-    h = hashlib.sha256(np.ascontiguousarray(rank, dtype="<i2").tobytes())
-    h.update(np.ascontiguousarray(depth, dtype="<i2").tobytes())
+    h = hashlib.sha256(np.ascontiguousarray(rank, dtype="<i2"))  # (the array's buffer: no copy)
+    h.update(np.ascontiguousarray(depth, dtype="<i2"))
     return "sha256:" + h.hexdigest()
 
 
-def histogram(rank: np.ndarray) -> dict[int, int]:
-    """Draws per rank (the ``NO_RANK`` slots left out)."""
-    r, n = np.unique(rank[rank != NO_RANK], return_counts=True)
-    return {int(a): int(b) for a, b in zip(r, n)}
+def histogram(rank: np.ndarray, part: int = 1 << 24) -> dict[int, int]:
+    """Draws per rank (the ``NO_RANK`` slots left out), ``part`` slots at a time (a 9-men tier's
+    temporary arrays would be gigabytes)."""
+    out: dict[int, int] = {}
+    for lo in range(0, rank.shape[0], part):
+        piece = rank[lo : lo + part]
+        r, n = np.unique(piece[piece != NO_RANK], return_counts=True)
+        for a, b in zip(r.tolist(), n.tolist()):
+            out[a] = out.get(a, 0) + b
+    return dict(sorted(out.items()))
 
 
-def write_tier_ranks(path: Path, rules: RuleSet, name: str, rank: np.ndarray, depth: np.ndarray, secval: int) -> None:
-    """Rewrite tier ``name``'s file with its ranks beside its strong values (copied untouched)."""
+def secvals_tag(secval_text: str) -> str:
+    """The ``secvals`` attribute of a tier's ranks: which sector values they were computed with."""
+    return "sha256:" + hashlib.sha256(secval_text.encode()).hexdigest()
+
+
+def write_tier_ranks(path: Path, rules: RuleSet, name: str, rank: np.ndarray, depth: np.ndarray, secval: int,
+                     tag: str = "") -> None:
+    """Rewrite tier ``name``'s file with its ranks beside its strong values (copied untouched);
+    ``tag``: ``secvals_tag`` of the sector values they were computed with (a rerun after a kill
+    keeps the tiers that carry the same: ``finished_tiers``)."""
     final = subspace_file(path, name)
     if not final.exists():
         raise DatabaseError(f"{path}: tier {name} has no file of its own at {final} (run morris solve once to migrate it)")
@@ -97,8 +112,36 @@ def write_tier_ranks(path: Path, rules: RuleSet, name: str, rank: np.ndarray, de
         group.attrs["ranks"] = json.dumps(hist)
         group.attrs["checksum"] = ranks_checksum(rank, depth)
         group.attrs["code_version"] = code_version()
+        group.attrs["secvals"] = tag
 
     _write_atomic(final, fill)
+
+
+def stored_tier_ranks(path: Path, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """(rank, depth) of tier ``name`` as ``write_tier_ranks`` stored them, whatever the main file
+    says (a run in progress writes its main file last)."""
+    file = subspace_file(path, name)
+    with open_h5(file) as f:
+        group = read_tier_ranks(f, name, file)
+        return group["rank"][...], group["depth"][...]
+
+
+def stored_tier_attrs(path: Path, name: str) -> dict | None:
+    """The attributes of tier ``name``'s ranks (``write_tier_ranks``), or None where it has none."""
+    file = subspace_file(path, name)
+    if not file.exists():
+        return None
+    with open_h5(file) as f:
+        group = f.get(f"ultra/{name}")
+        if not isinstance(group, h5py.Group) or "rank" not in group or "depth" not in group:
+            return None
+        return dict(group.attrs)
+
+
+def finished_tiers(path: Path, names: list[str], tag: str) -> set[str]:
+    """Those of ``names`` whose files hold ranks computed with the sector values ``tag``
+    (``secvals_tag``): what an earlier run of ``morris rank`` finished."""
+    return {name for name in names if (stored_tier_attrs(path, name) or {}).get("secvals") == tag}
 
 
 def write_main_ranks(path: Path, rules: RuleSet, created: str | None, secval_text: str, seconds: float) -> None:

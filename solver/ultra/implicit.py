@@ -335,6 +335,28 @@ def apply(level, parts, values_of, tiers, state, count, rank, tempo, lowest, tou
     return first
 
 
+@nb.njit(cache=True, parallel=True)
+def settle(state, values, own_value, rank, tempo):
+    """The final (rank, tempo) of a tier in place: NO_RANK, 0 where no draw; (own_value, 0) for a
+    draw never decided (it settles in its own tier)."""
+    for s in nb.prange(state.shape[0]):
+        if values[s] != 0:
+            rank[s] = NO_RANK
+            tempo[s] = 0
+        elif state[s] != DECIDED and state[s] != DONE:
+            rank[s] = own_value
+            tempo[s] = 0
+
+
+@nb.njit(cache=True, parallel=True)
+def flip_below(rank, depth, own_value):
+    """Malom's key2 (the stored depth) from the tempo, or back, in place: negated where the rank
+    is below the tier's own value (``tempo = depth * sign(rank - own)``; both 0 where equal)."""
+    for s in nb.prange(rank.shape[0]):
+        if rank[s] < own_value:
+            depth[s] = -depth[s]
+
+
 def _parts(sizes: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(offsets, parts (start, stop, tier) of at most CHUNK slots, first part of each tier)."""
     offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
@@ -407,15 +429,10 @@ def rank_pair(rules: RuleSet, tiers: tuple[Tier, ...], strong: dict, secvals: Se
             raise ValueError(f"{tiers}: a tempo beyond int16")
     if stats is not None:
         stats.update(first_pass_s=t1 - t0, levels_s=time.perf_counter() - t1, levels=levels)
-    for i, t in enumerate(tiers):
+    for i, t in enumerate(tiers):  # (views of the group's arrays: no copy at the peak)
         lo, hi = int(offsets[i]), int(offsets[i + 1])
-        st = state[lo:hi]
-        r, tp = rank[lo:hi].copy(), tempo[lo:hi].copy()
-        settles = (st != DECIDED) & (st != DONE)  # undecided: settles in its own tier
-        r[settles], tp[settles] = vals[i], 0
-        nodraw = strong[t] != 0
-        r[nodraw], tp[nodraw] = NO_RANK, 0
-        lower[t] = (r, tp)
+        settle(state[lo:hi], strong[t], vals[i], rank[lo:hi], tempo[lo:hi])
+        lower[t] = (rank[lo:hi], tempo[lo:hi])
     return {t: lower[t] for t in tiers}
 
 

@@ -105,6 +105,9 @@ def rank_game(db, rules: RuleSet | None = None, secvals: SectorValues | None = N
             echo(f"{grp.name}: {slots:,} slots in {time.perf_counter() - t0:.1f} s")
         if load is not None:
             later = set(reads(rules, groups[i + 1], present)) if i + 1 < len(groups) else set()
+            for t in grp.tiers:
+                if t in later and any(u not in later for u in grp.tiers):
+                    held[t] = (held[t][0].copy(), held[t][1].copy())  # (a view would keep the whole group's arrays)
             for t in [t for t in held if t not in later]:
                 del held[t]
     return held

@@ -168,3 +168,23 @@ def lookup(moving: dict[tuple[int, int], HistorySubspace], rules: RuleSet, text:
     if k < 0:
         raise RulesError(f"{text!r}: no such state in the subspaces solved")
     return int(store.values[k])
+
+
+def verify_moving(rules: RuleSet, moving: dict[tuple[int, int], HistorySubspace]) -> dict[tuple[int, int], int]:
+    """``verify.check_half`` over every subspace: {subspace: states whose value is wrong}."""
+    from .verify import check_half
+
+    ht = history_tables(rules)
+    g = game_tables(plain_rules(rules))
+    ix = board_index(rules.board).tables
+    store = Store(list(moving.values()))
+    out = {}
+    err = np.zeros(3, np.int64)
+    for a, b in moving:
+        h = moving[a, b]
+        bad = np.zeros(h.slots + len(h.keys), dtype=np.bool_)
+        check_half(a, b, store.info, store.values, store.keys, ht, ix, g, bad, err)
+        out[a, b] = int(bad.sum())
+    if err.any():
+        raise RulesError(f"history verify: a successor missing from the subspaces checked ({err.tolist()})")
+    return out

@@ -3,9 +3,11 @@
 ``Game`` holds the position, the plies played and how often each position came up; the analysis
 of the current position comes from the database (``query.MorrisDatabase.analyse``). The database
 plays the first of its best moves (``Analysis.best_moves``: the fastest win, a drawing move, or
-the longest loss), or with ``strength="ultra"`` the first of ``Analysis.ultra_best_moves`` (among
-drawing moves those of the best draw rank, ``morris rank``; the database must hold ranks); ``Game.find`` reads the player's move in the notation and refuses an illegal
-one with ``IllegalMoveError``.
+the longest loss), or with ``strength="ultra"`` one of ``Analysis.ultra_best_moves`` (among
+drawing moves those of the best draw rank, ``morris rank``; the database must hold ranks) drawn
+at random, as Malom and Sanmill do, from a seed (``ultra_choice``: the same seed, the same
+game); ``Game.find`` reads the player's move in the notation and refuses an illegal one with
+``IllegalMoveError``.
 
 A game ends when the side to move has lost (or the board is full under Twelve's rules), when a
 position comes up a third time (the solver has no repetition rule, so a drawn game would go on for
@@ -16,6 +18,7 @@ reads a move, so the ``morris`` command can import this module at start-up.
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from dataclasses import dataclass
 
@@ -24,6 +27,20 @@ from .errors import IllegalMoveError, NotationError
 COLOUR = {"w": "White", "b": "Black"}
 REPEATS = 3  # the n-th occurrence of a position ends the game
 STRENGTHS = ("strong", "ultra")  # the database's play: strongly optimal, or ultra-strong (ranked draws)
+
+
+def new_seed() -> int:
+    """A seed for ``ultra_choice`` when none is given: from the system's entropy."""
+    return random.SystemRandom().randrange(1 << 32)
+
+
+def ultra_choice(analysis, rng: random.Random):
+    """Ultra-strong play's move: one of ``analysis.ultra_best_moves`` (the moves of equal best
+    value, rank and tempo) drawn uniformly by ``rng``. NoRanksError where the database holds no
+    ranks; IndexError where the game is over."""
+    best = analysis.ultra_best_moves
+    analysis.choose("ultra")  # (NoRanksError without ranks)
+    return best[rng.randrange(len(best))]
 
 
 def plies_text(n: int) -> str:
@@ -53,9 +70,10 @@ class Game:
     """The position, the plies played and how often each position came up; the analysis of the
     current position comes from the database. ``you``: the side the player moves ("w" or "b").
     A start with men in hand needs its tier in the database (``MissingSubspaceError`` otherwise,
-    naming the command that builds it)."""
+    naming the command that builds it). ``seed``: ultra-strong play's draws among equal moves
+    (``ultra_choice``; None: a new one, kept in ``seed``)."""
 
-    def __init__(self, db, start, you: str, strength: str = "strong"):
+    def __init__(self, db, start, you: str, strength: str = "strong", seed: int | None = None):
         if strength not in STRENGTHS:
             raise ValueError(f"strength must be one of {', '.join(STRENGTHS)}, not {strength!r}")
         if strength == "ultra":
@@ -63,6 +81,8 @@ class Game:
         if start.hand_white or start.hand_black:
             db.info(start.mover.bit_count(), start.opponent.bit_count(), start.hand_mover, start.hand_opponent)
         self.db, self.board, self.you, self.strength = db, db.board, you, strength
+        self.seed = new_seed() if seed is None else seed
+        self.rng = random.Random(self.seed)
         self.plies = 0
         self.seen = Counter()
         self._enter(start)
@@ -109,6 +129,8 @@ class Game:
         return Ply(self.plies, side, by, mv)
 
     def database_move(self) -> Ply:
+        if self.strength == "ultra":
+            return self.play(ultra_choice(self.analysis, self.rng), "database")
         return self.play(self.analysis.choose(self.strength), "database")
 
     def ending(self) -> Ending | None:

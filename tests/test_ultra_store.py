@@ -9,6 +9,8 @@ settle in several tiers), on a copy: the fixtures' databases are only read.
   another available one (strong play does, somewhere in the sample);
 - the one-line errors: a database that is not a whole game, too big for the memory limit, and
   ultra-strong play where there are no ranks;
+- ultra-strong play draws uniformly among the moves of equal best value, rank and depth, the same
+  for the same seed (``Game``, ``morris play --seed``, the server's mainline);
 - ``morris rank`` ranks without a graph (the explicit graph with ``--explicit``: the same stored
   arrays); a killed run resumes from the tiers it wrote, leaving their files alone; ``--dry-run``
   prints each group's memory and writes nothing.
@@ -174,20 +176,54 @@ def test_play_and_serve_with_strength_ultra(ranked, sample):
     _, path, _, _ = ranked
     t, rank, an = next(x for x in sample if x[2].choose("strong") not in x[2].ultra_best_moves)
     with open_database(path, book=False) as db:
-        for strength in ("strong", "ultra"):
-            game = Game(db, an.position, "b" if an.position.side == "w" else "w", strength)
-            ply = game.database_move()
-            assert ply.move == an.choose(strength)
+        game = Game(db, an.position, "b" if an.position.side == "w" else "w", "strong")
+        assert game.database_move().move == an.choose("strong")
+        game = Game(db, an.position, "b" if an.position.side == "w" else "w", "ultra")
+        assert game.database_move().move in an.ultra_best_moves
     with TestClient(create_app([path], books=False, strength="ultra")) as c:
         key = game_key(Database(path).rules)
         body = c.get(f"/api/{key}", params={"position": an.board_string}).json()
         assert body["ultra_best"][0] == an.choose("ultra").notation != an.choose("strong").notation
         line = c.get(f"/api/{key}/mainline", params={"position": an.board_string, "max_plies": 1}).json()
-        assert line["mainline"][0]["move"] == an.choose("ultra").notation
+        assert line["mainline"][0]["move"] in body["ultra_best"]
     other = "black" if an.position.side == "w" else "white"
     lines = run("play", "--db", path, "--strength", "ultra", "--json", "--as", other, an.board_string)
     first = [json.loads(x) for x in lines.stdout.splitlines() if '"ply"' in x][0]
-    assert first["move"] == an.choose("ultra").notation and first["rank"] == rank
+    assert first["move"] in body["ultra_best"] and first["rank"] == rank
+
+
+def test_ultra_play_draws_among_equal_moves_by_its_seed(ranked, sample):
+    """Where several moves share the best value, rank and depth, ultra-strong play draws one
+    uniformly: over 100 seeds a move each comes up about 100 times, never another move; the same
+    seed gives the same move in play, in morris play and in the server's mainline."""
+    _, path, _, _ = ranked
+    t, rank, an = min((x for x in sample if len(x[2].ultra_best_moves) >= 3), key=lambda x: len(x[2].ultra_best_moves))
+    best = an.ultra_best_moves
+    n = 100 * len(best)
+    you = "b" if an.position.side == "w" else "w"
+    with open_database(path, book=False) as db:
+        picks = [Game(db, an.position, you, "ultra", seed).database_move().move for seed in range(n)]
+        assert picks[:50] == [Game(db, an.position, you, "ultra", seed).database_move().move for seed in range(50)]
+    counts = [picks.count(m) for m in best]
+    assert sum(counts) == n and min(counts) >= 60, counts  # (binomial, p = 1/len, mean 100: below 1e-4 to fail)
+    other = "black" if you == "b" else "white"
+
+    def first_move(seed):
+        res = run("play", "--db", path, "--strength", "ultra", "--seed", seed, "--json", "--as", other, an.board_string)
+        lines = [json.loads(x) for x in res.stdout.splitlines()]
+        assert lines[0]["event"] == "start" and lines[0]["seed"] == seed
+        return next(x for x in lines if x["event"] == "ply")["move"]
+
+    assert first_move(7) == first_move(7) and len({first_move(s) for s in range(8)}) >= 2
+    key = game_key(Database(path).rules)
+    seen = set()
+    for seed in range(8):
+        with TestClient(create_app([path], books=False, strength="ultra", seed=seed)) as c:
+            assert c.get("/api").json()["games"][0]["seed"] == seed
+            lines = [c.get(f"/api/{key}/mainline", params={"position": an.board_string, "max_plies": 4}).json() for _ in range(2)]
+            assert lines[0] == lines[1]
+            seen.add(lines[0]["mainline"][0]["move"])
+    assert seen <= {m.notation for m in best} and len(seen) >= 2
 
 
 def test_the_one_line_errors(ranked, solved_db, solved_whole, tmp_path):

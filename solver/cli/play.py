@@ -35,7 +35,8 @@ class Lines:
 
     def start(self, game: Game) -> None:
         you = COLOUR[game.you]
-        click.echo(f"start: {game.board_string}, {COLOUR[game.to_move]} to move; you play {you}")
+        ultra = f"; ultra-strong play, seed {game.seed}" if game.strength == "ultra" else ""
+        click.echo(f"start: {game.board_string}, {COLOUR[game.to_move]} to move; you play {you}{ultra}")
 
     def turn(self, game: Game, hints: bool) -> None:
         """The player is to move (again, after a refused move: no second hint)."""
@@ -92,10 +93,11 @@ class Json(Lines):
 
     def start(self, game: Game) -> None:
         p = game.analysis.probe
-        echo_json(
-            {"event": "start", "position": game.board_string, "you": game.you, "to_move": game.to_move,
-             "value": p.value, "plies": p.plies}
-        )
+        out = {"event": "start", "position": game.board_string, "you": game.you, "to_move": game.to_move,
+               "value": p.value, "plies": p.plies}
+        if game.strength == "ultra":
+            out["seed"] = game.seed
+        echo_json(out)
 
     def turn(self, game: Game, hints: bool) -> None:
         out = {"event": "turn", "position": game.board_string, "legal": game.legal()}
@@ -155,9 +157,11 @@ def _start_position(text: str, rules):
 @click.option("--hints", is_flag=True, help="say the value of the position before each of your moves")
 @click.option("--strength", type=click.Choice(["strong", "ultra"]), default="strong", show_default=True,
               help="the database's play: strong (the first of its best moves) or ultra (among draws, the best-ranked: needs morris rank)")
+@click.option("--seed", type=click.IntRange(0), default=None,
+              help="with --strength ultra: the seed of its random choice among moves of equal value and rank (the same seed, the same game) [default: a new one, printed at the start]")
 @json_option("a JSON object per ply (and at the start, for each rejected move and at the end)")
 @click.argument("position", nargs=-1)
-def play(db_path, rules_name, options, colour, hints, strength, as_json, position):
+def play(db_path, rules_name, options, colour, hints, strength, seed, as_json, position):
     """Play a game from POSITION against the database's perfect play.
 
     POSITION is a board string or point lists, e.g. "W:a1,d1,g1 B:a4,b4,c4 w" [default: the
@@ -167,7 +171,8 @@ def play(db_path, rules_name, options, colour, hints, strength, as_json, positio
     time, or with quit (or the end of the input). When standard input is not a terminal, moves
     are read one a line and each ply is printed as one line (--json: one JSON object).
     --strength ultra plays, among drawing moves, one of the best draw rank (the database needs
-    its ranks: morris rank), so that a fallible player is led where mistakes are likelier.
+    its ranks: morris rank), so that a fallible player is led where mistakes are likelier: one
+    drawn at random among those of equal value, rank and depth (--seed).
     """
     from ..query import open_database
 
@@ -175,7 +180,7 @@ def play(db_path, rules_name, options, colour, hints, strength, as_json, positio
     with open_database(path, rules) as db:
         start = _start_position(" ".join(position), db.rules)
         you = colour[0] if colour else start.side
-        game = Game(db, start, you, strength)
+        game = Game(db, start, you, strength, seed)
         interactive = sys.stdin.isatty() and not as_json
         view = Json() if as_json else Terminal() if interactive else Lines()
         rejected = _play_out(game, view, hints, _read_moves(interactive))

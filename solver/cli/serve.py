@@ -25,7 +25,10 @@ import click
 @click.option("--strength", type=click.Choice(["strong", "ultra"]), default="strong", show_default=True,
               help="the best move (each answer's 'best', the mainline): strong, or ultra (the best-ranked draw; "
               "every --db needs its ranks, morris rank; no books)")
-def serve(db_paths, host, port, no_books, strength):
+@click.option("--seed", type=click.IntRange(0), default=None,
+              help="with --strength ultra: the seed of the mainline's random choice among moves of equal value and rank "
+              "(a request's line depends on it and the position alone) [default: a new one, shown by GET /api]")
+def serve(db_paths, host, port, no_books, strength, seed):
     """Answer positions over HTTP: a JSON API under /api and a web page at /.
 
     Every database is opened once, before the server starts; the shipped opening books answer the
@@ -35,7 +38,7 @@ def serve(db_paths, host, port, no_books, strength):
 
     from ..serve import create_app
 
-    app = create_app(list(db_paths), books=not no_books, strength=strength)
+    app = create_app(list(db_paths), books=not no_books, strength=strength, seed=seed)
     games = app.state.games
     shown = "[::1]" if host == "::1" else host
     click.echo(f"serving {', '.join(games)} at http://{shown}:{port}/ (Ctrl-C stops)", err=True)

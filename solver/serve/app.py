@@ -52,13 +52,14 @@ def _status(e: MorrisError) -> int:
     return 400
 
 
-def create_app(db_paths: list[Path], books: bool = True, strength: str = "strong") -> Starlette:
+def create_app(db_paths: list[Path], books: bool = True, strength: str = "strong", seed: int | None = None) -> Starlette:
     """The app over the databases at ``db_paths`` (each opened here, once) and, with ``books``,
     the shipped opening books of the rule sets no database covers. Raises ``MorrisError`` (one
     line) when a database is missing or unreadable, or there is nothing to serve. ``strength``:
     the best move each answer names and the mainline follows, "strong" or "ultra" (the databases
-    must hold draw ranks: ``morris rank``)."""
-    games = open_games(db_paths, books, strength)
+    must hold draw ranks: ``morris rank``); ``seed``: ultra's random choice among equal moves in
+    the mainline (None: a new one; ``GET /api`` shows it)."""
+    games = open_games(db_paths, books, strength, seed)
 
     def game_of(request: Request) -> Game | JSONResponse:
         key = request.path_params["game"]

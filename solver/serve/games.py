@@ -10,12 +10,14 @@ on one takes that game's lock; different games are looked up in parallel.
 
 from __future__ import annotations
 
+import random
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import DatabaseError, MorrisError, NotationError
+from ..play import new_seed, ultra_choice
 from ..query import MorrisDatabase, open_database, start_position
 from ..rules.notation import format_position
 from ..storage.files import default_path, exists
@@ -73,6 +75,7 @@ class Game:
     db: MorrisDatabase
     source: str  # the database's path, or "book"
     strength: str = "strong"  # the best move: "strong", or "ultra" (the best-ranked draw; needs ranks)
+    seed: int = 0  # ultra: the mainline's draws among equal moves start from (seed, position)
     lock: threading.Lock = field(default_factory=threading.Lock)
     answers: AnswerCache = field(default_factory=AnswerCache)  # analyse's, read only once made
 
@@ -95,6 +98,7 @@ class Game:
             "source": self.source,
             "tiers": [tier_name(t) for t in tiers],
             "strength": self.strength,
+            **({"seed": self.seed} if self.strength == "ultra" else {}),
             "ranked": self.db.has_ranks,
         }
 
@@ -113,10 +117,13 @@ class Game:
 
     def mainline(self, text: str, max_plies: int) -> dict:
         """The line of best play from the position: the move the server's strength plays at every
-        ply (``Analysis.choose``: the first best move, or the first best-ranked one), until the
-        game ends, a drawn line comes back to a position it has passed, or ``max_plies``."""
+        ply (``Analysis.choose``: the first best move; ultra: one of the best-ranked drawn at
+        random, ``play.ultra_choice``, from the seed and the position: the same request, the same
+        line), until the game ends, a drawn line comes back to a position it has passed, or
+        ``max_plies``."""
         with self.lock:
             an = self.db.analyse(text)
+        rng = random.Random(f"{self.seed} {an.board_string}")
         head = {"position": an.board_string, "value": an.probe.value, "plies": an.probe.plies}
         line, seen = [], {an.position}
         end = "game over"
@@ -124,7 +131,7 @@ class Game:
             if len(line) >= max_plies:
                 end = "bound"
                 break
-            best = an.choose(self.strength)
+            best = ultra_choice(an, rng) if self.strength == "ultra" else an.choose(self.strength)
             with self.lock:  # taken per ply: a long line does not hold up other requests
                 an = self.db.analyse(best.after)
             line.append({"move": best.notation, "value": best.value, "plies": best.plies, "after": an.board_string})
@@ -148,11 +155,12 @@ def check_text(text: str | None) -> str:
     return text
 
 
-def open_games(db_paths: list[Path], books: bool = True, strength: str = "strong") -> dict[str, Game]:
+def open_games(db_paths: list[Path], books: bool = True, strength: str = "strong", seed: int | None = None) -> dict[str, Game]:
     """Every game to serve, by key: each --db opened once (with the shipped book answering tiers
     it lacks, unless ``books`` is off), then the shipped books of the other rule sets. With
     ``strength="ultra"`` every --db must hold draw ranks (``NoRanksError`` otherwise), and the
-    books, which hold none, are not served."""
+    books, which hold none, are not served; ``seed`` (None: a new one) its mainlines' draws."""
+    seed = new_seed() if seed is None else seed
     from ..books import shipped_books
 
     games: dict[str, Game] = {}
@@ -172,7 +180,7 @@ def open_games(db_paths: list[Path], books: bool = True, strength: str = "strong
                 db.close()
                 raise
         db.warm_up()  # the compiled move generator, loaded before the first request
-        games[key] = Game(key, db, str(path), strength)
+        games[key] = Game(key, db, str(path), strength, seed)
     if books and strength != "ultra":
         for path in shipped_books():
             db = open_database(path)

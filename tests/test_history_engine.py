@@ -30,7 +30,7 @@ def engine_values(moving, rules, hs):
     """(kind, plies) the engine gives each state of the reference's ``HSubspace`` hs."""
     store = Store(list(moving.values()))
     ht, ix = history_tables(rules), board_index(rules.board).tables
-    nums = state_numbers(hs.mover, hs.opp, hs.ban.astype(np.int64), hs.pending.astype(np.int64), store.info, store.keys, ht, ix)
+    nums = state_numbers(hs.mover, hs.opp, hs.ban.astype(np.int64), hs.pending.astype(np.int64), *store.args(), ht, ix)
     assert (nums >= 0).all(), "a state of the reference missing from the engine's numbering"
     return decode_many(store.values[nums])
 
@@ -109,3 +109,18 @@ def test_whole_games_equal_the_reference(reading):
     """Six Men's Morris whole (the reference's 49 M positions: a few minutes each)."""
     checked, start = assert_whole_equal("six", [f"reclose={reading}"])
     assert start == ("draw", None) and checked > 40_000_000
+
+
+@pytest.mark.parametrize("reading", READINGS)
+def test_the_forward_check_passes_and_catches_a_changed_value(reading):
+    """``verify_moving`` (each state against its legal moves' successors, nothing of the solver's
+    un-moves) passes on the six board's moving phase to 5 men a side, and flags a changed value."""
+    from solver.history.solve import verify_moving
+
+    rules = make_rules("six", [f"reclose={reading}", "men=5"])
+    moving = solve_moving(rules, [(5, 5)])
+    assert sum(verify_moving(rules, moving).values()) == 0
+    h = moving[4, 5]
+    decided = np.flatnonzero(h.state_values != 0)
+    h.state_values[decided[len(decided) // 2]] += 2  # the same side wins (or loses), two plies later
+    assert verify_moving(rules, moving)[4, 5] == 1

@@ -1,13 +1,21 @@
 """One group of the moving phase (a subspace and its twin) solved over history-rule states.
 
-The pair engine's method on states instead of positions: each state is first judged by its
-moves (``init_half``): those that remove a man lead into smaller subspaces already solved and are
-folded into ``ext`` (the quickest win they give, else the latest loss they allow, NOLOSS where one
-draws); the others stay in the group and are counted, once per distinct successor state. Then
-``level_half`` settles one level L (plies to the end) at a time: the states scheduled for L are
-decided, and each one's predecessors in the twin half (un-moves, ``predecessors``) learn of it:
-after a loss at L, a win at L + 1; after a win, one successor fewer, and where it was the last and
-``ext`` allows it, a loss at the later of L + 1 and ``ext``'s loss.
+The method of ``engine.kernels.cycles`` on states instead of positions, three bytes a state:
+``value`` (the stored code once decided; a later code while a decision is scheduled; PENDING
+while nothing is known) and ``count`` (the distinct successor states inside the group not yet
+known to be wins for the opponent).
+
+``init_group`` judges every state by its moves: those that remove a man lead into smaller
+subspaces already solved (the input store); a win among them is scheduled at once (unless a
+move inside wins sooner), and so is a state whose every move removes. The others' removals are
+read again only where it matters (``removal_outcome``), when the last successor inside has
+become a win for the opponent. ``level_step`` then settles one level L (plies to the end):
+the states whose code is L + 1 are found by a scan of the parts (1,024 slots of a half) that hold
+any, and each one's predecessors in the twin half (un-moves, ``predecessors``) learn of it: after
+a loss at L, a win at L + 1 (an atomic minimum: another thread may schedule the same one); after
+a win, one successor fewer (an atomic decrement; the thread that takes the last decides), and a
+loss at the later of L + 1 and the removals' latest loss. One level is all wins or all losses, so
+these two never meet on a state.
 
 An un-move must give the predecessor's records as well as its men (docs/history-rule.md, 8): the
 successor's pending record is what the move made, so it fixes which man came from where (none:
@@ -21,39 +29,31 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ..index.kernels import is_canonical_pair, unrank_position
+from ..engine.kernels.atomic import atomic_fetch_sub, atomic_min
+from ..engine.kernels.successors import mill_keeps_men
+from ..index.kernels import unrank_position
 from ..jit import helper
 from ..rules.bits import ctz, popcount
-from ..rules.movegen import MAX_MOVES, apply_move, generate_moves
-from ..engine.kernels.successors import mill_keeps_men
-from ..values import DUP
+from ..rules.movegen import MAX_MOVES, OPT_FULL_DRAW, apply_move, generate_moves
 from .records import closes, flies, forbids, list_records, live, made, point_of
-from .states import CODE_MASK, K0, KEY_SHIFT, MAX_RECORDS, NKEYS, SLOTS, V0, admissible, state_number
+from .states import C0, PEND_MASK, admissible, first_state, position_codes, scratch, state_number
 from .tables import CODE_BITS
 
-NOLOSS = 0xFFFE  # ext: a move into a solved subspace draws
-NONE = 0xFFFF  # sched: nothing scheduled
-MAX_PREDS = 1 << 16
-# errors counted by the kernels (a successor or predecessor state that its store lacks)
+NOLOSS = 0xFFFE  # a removal's outcome: one of them draws
+PENDING = 0xFFFD  # value: nothing known yet (a draw if it stays so)
+NONE = 0xFFFF  # a part's lowest code: nothing scheduled
+PART = 1024  # slots of a half per part
+MAX_PREDS = 1 << 14
+MAX_COUNT = 250
+# errors counted by the kernels: a successor or predecessor state that its store lacks, a buffer
+# or a count too small
 ERR_SUCC, ERR_PRED, ERR_OVERFLOW = range(3)
 
 
 @helper
-def state_at(t, a, b, info, keys, ix):
-    """(men of the side to move, of the opponent, ban, pending, canonical) of state t of half (a, b)."""
-    slots = info[a, b, SLOTS]
-    if t < slots:
-        m, o = unrank_position(a, b, t, ix)
-        return m, o, 0, 0, is_canonical_pair(m, o, ix)
-    key = keys[info[a, b, K0] + t - slots]
-    m, o = unrank_position(a, b, key >> KEY_SHIFT, ix)
-    code = key & CODE_MASK
-    return m, o, code >> CODE_BITS, code & ((1 << CODE_BITS) - 1), True
-
-
-@helper
 def fold(e, v):
-    """``ext`` with one more successor in a solved subspace, of stored value v (its mover's)."""
+    """A removal's outcome ``e`` (0 none, NOLOSS, else a level: odd the quickest win, even the
+    latest loss) with one more successor in a solved subspace, of stored value v (its mover's)."""
     if v == 0:
         if e == 0 or (e != NOLOSS and e % 2 == 0):
             return NOLOSS
@@ -72,73 +72,118 @@ def fold(e, v):
     return e
 
 
-@nb.njit(cache=True)
-def init_half(a, b, info, vals, keys, sinfo, svals, skeys, count, ext, sched, ht, ix, g, err):
-    """Judge every state of half (a, b): DUP, ``ext``, ``count`` and what is scheduled."""
-    rows = np.empty((MAX_MOVES, 5), dtype=np.int64)
-    kids = np.empty(MAX_MOVES, dtype=np.int64)
-    syms = np.empty(16, dtype=np.int64)
-    v0 = info[a, b, V0]
-    total = info[a, b, SLOTS] + info[a, b, NKEYS]
-    full = ht.full
-    for t in range(total):
-        idx = v0 + t
-        m, o, ban, pend, canon = state_at(t, a, b, info, keys, ix)
-        if not canon:
-            vals[idx] = DUP
+@helper
+def removal_outcome(m, o, ban, pend, rows, sinfo, scounts, sbfirst, svalues, ht, ix, g, syms, bans, pends, codes):
+    """The outcome (``fold``'s) of the moves of state (m, o, ban, pending) that remove; -1 where a
+    successor is missing from the input store."""
+    n_rows = generate_moves(m, o, 0, 0, g, rows)
+    e = 0
+    for r in range(n_rows):
+        if rows[r, 2] < 0:
             continue
-        sched[idx] = NONE
-        if g.opts[7] and (m | o) == full:  # a full board draws (full-board=draw)
-            ext[idx] = NOLOSS
+        frm, to = rows[r, 0], rows[r, 1]
+        after, o2, _ = apply_move(m, o, 0, frm, to, rows[r, 2], rows[r, 3], rows[r, 4])
+        if forbids(ban, frm, to, after, ht):
             continue
-        n_rows = generate_moves(m, o, 0, 0, g, rows)
-        legal = 0
-        nk = 0
-        e = 0
-        for r in range(n_rows):
-            frm, to = rows[r, 0], rows[r, 1]
-            after, o2, _ = apply_move(m, o, 0, frm, to, rows[r, 2], rows[r, 3], rows[r, 4])
-            if forbids(ban, frm, to, after, ht):
-                continue
-            legal += 1
-            if popcount(o2) < 3:
-                e = fold(e, 1)  # the opponent is left with 2 men: lost at once
-                continue
-            nban = live(pend, o2, after, ht)
-            npend = made(m, frm, to, after, ht)
-            if rows[r, 2] < 0:
-                k = state_number(o2, after, nban, npend, info, keys, ht, ix, syms)
-                if k < 0:
-                    err[ERR_SUCC] += 1
-                    continue
-                kids[nk] = k
-                nk += 1
-            else:
-                k = state_number(o2, after, nban, npend, sinfo, skeys, ht, ix, syms)
-                if k < 0:
-                    err[ERR_SUCC] += 1
-                    continue
-                e = fold(e, svals[k])
-        if nk > 1:
-            kids[:nk].sort()
-        distinct = 0
-        for i in range(nk):
-            if i == 0 or kids[i] != kids[i - 1]:
-                distinct += 1
-        count[idx] = distinct
-        ext[idx] = e
-        if legal == 0:
-            sched[idx] = 0  # blocked: lost
-        elif e != 0 and e != NOLOSS and e % 2 == 1:
-            sched[idx] = e  # a removal wins, unless a move inside wins sooner
-        elif distinct == 0 and e != NOLOSS:
-            sched[idx] = e  # every move removes, and each loses
+        if popcount(o2) < 3:
+            e = fold(e, 1)
+            continue
+        k, _ = state_number(o2, after, live(pend, o2, after, ht), made(m, frm, to, after, ht), sinfo, scounts, sbfirst, ht, ix, syms, bans, pends, codes)
+        if k < 0:
+            return -1
+        e = fold(e, svalues[k])
+    return e
 
 
 @helper
-def predecessors(m, o, ban, pend, info, keys, ht, ix, g, syms, bans, cands, out):
-    """The states of the twin half whose moves lead to state (m, o, ban, pending) of this one
-    without a removal, into ``out`` (repeats possible); how many, or -1 past the buffer."""
+def judge(m, o, ban, pend, rows, kids, info, counts, bfirst, sinfo, scounts, sbfirst, svalues, ht, ix, g, syms, bans, pends, codes, err):
+    """(value, count) of a state at the start: its moves ranked, those inside counted once per
+    distinct successor state, the removals' outcome scheduled where it decides."""
+    if g.opts[OPT_FULL_DRAW] and (m | o) == ht.full:
+        return PENDING, 0  # a full board draws (full-board=draw)
+    n_rows = generate_moves(m, o, 0, 0, g, rows)
+    legal = 0
+    nk = 0
+    e = 0
+    for r in range(n_rows):
+        frm, to = rows[r, 0], rows[r, 1]
+        after, o2, _ = apply_move(m, o, 0, frm, to, rows[r, 2], rows[r, 3], rows[r, 4])
+        if forbids(ban, frm, to, after, ht):
+            continue
+        legal += 1
+        if popcount(o2) < 3:
+            e = fold(e, 1)  # the opponent is left with 2 men: lost at once
+            continue
+        nban = live(pend, o2, after, ht)
+        npend = made(m, frm, to, after, ht)
+        if rows[r, 2] < 0:
+            k, _ = state_number(o2, after, nban, npend, info, counts, bfirst, ht, ix, syms, bans, pends, codes)
+            if k < 0:
+                err[ERR_SUCC] += 1
+                continue
+            # distinct successors: kept in increasing order as they come
+            i = nk
+            while i > 0 and kids[i - 1] > k:
+                i -= 1
+            if i > 0 and kids[i - 1] == k:
+                continue
+            for j in range(nk, i, -1):
+                kids[j] = kids[j - 1]
+            kids[i] = k
+            nk += 1
+        else:
+            k, _ = state_number(o2, after, nban, npend, sinfo, scounts, sbfirst, ht, ix, syms, bans, pends, codes)
+            if k < 0:
+                err[ERR_SUCC] += 1
+                continue
+            e = fold(e, svalues[k])
+    if nk > MAX_COUNT:
+        err[ERR_OVERFLOW] += 1
+    if legal == 0:
+        return 1, 0  # blocked: lost in 0
+    if e != 0 and e != NOLOSS and e % 2 == 1:
+        return e + 1, nk  # a removal wins, unless a move inside wins sooner
+    if nk == 0:
+        return (PENDING if e == NOLOSS else e + 1), 0
+    return PENDING, nk
+
+
+@nb.njit(cache=True, parallel=True)
+def init_group(parts, info, counts, bfirst, value, count, sinfo, scounts, sbfirst, svalues, lowest, ht, ix, g, err):
+    """Judge every state of the group's parts; ``lowest[c]``: the lowest code part c schedules."""
+    for c in nb.prange(parts.shape[0]):
+        a, b, lo, hi = parts[c, 0], parts[c, 1], parts[c, 2], parts[c, 3]
+        rows = np.empty((MAX_MOVES, 5), dtype=np.int64)
+        kids = np.empty(MAX_MOVES, dtype=np.int64)
+        syms, bans, pends, codes = scratch()
+        syms2, bans2, pends2, own = scratch()
+        low = NONE
+        c0 = info[a, b, C0]
+        t = first_state(a, b, lo, info, counts, bfirst)
+        for s in range(lo, hi):
+            n = counts[c0 + s]
+            if n == 0:
+                continue
+            m, o = unrank_position(a, b, s, ix)
+            own[0] = 0
+            if n > 1:
+                position_codes(m, o, ht, ix, bans2, pends2, syms2, own)
+            for j in range(n):
+                v, k = judge(m, o, own[j] >> CODE_BITS, own[j] & PEND_MASK, rows, kids, info, counts, bfirst,
+                             sinfo, scounts, sbfirst, svalues, ht, ix, g, syms, bans, pends, codes, err)
+                value[t + j] = v
+                count[t + j] = min(k, 255)
+                if v != PENDING and v < low:
+                    low = v
+            t += n
+        lowest[c] = low
+
+
+@helper
+def predecessors(m, o, ban, pend, info, counts, bfirst, part0, ht, ix, g, syms, bans, pends, codes, xbans, cands, qs, qparts, qm, qcode):
+    """The states of the twin half whose moves lead to state (m, o, ban, pending) without a
+    removal: their numbers (repeats possible), parts, men of the side to move (``qm``; the
+    opponent's are ``m``) and codes; how many, or -1 past the buffers."""
     x = o  # the side that moved
     y = m
     empty = ht.full & ~(m | o)
@@ -160,7 +205,6 @@ def predecessors(m, o, ban, pend, info, keys, ht, ix, g, syms, bans, cands, out)
                 continue
             # y's pending record before the move: this state's active one, or, where there is
             # none, none or one the move killed by filling its point
-            nc = 0
             if ban != 0:
                 if live(ban, y, xp, ht) != ban:
                     continue
@@ -175,67 +219,110 @@ def predecessors(m, o, ban, pend, info, keys, ht, ix, g, syms, bans, cands, out)
                         cands[j] = cands[i]
                         j += 1
                 nc = j
-            nbn = 1 + list_records(xp, y, ht, bans[1:])
-            bans[0] = 0
+            nbn = 1 + list_records(xp, y, ht, xbans[1:])
+            xbans[0] = 0
             for i in range(nbn):
-                xb = bans[i]
+                xb = xbans[i]
                 if forbids(xb, frm, to, x, ht):
                     continue
                 for j in range(nc):
                     if not admissible(xb, cands[j], ht):
                         continue
-                    s = state_number(xp, y, xb, cands[j], info, keys, ht, ix, syms)
-                    if k >= out.shape[0]:
+                    if k >= qs.shape[0]:
                         return -1
-                    out[k] = s
+                    q, slot = state_number(xp, y, xb, cands[j], info, counts, bfirst, ht, ix, syms, bans, pends, codes)
+                    qs[k] = q
+                    qparts[k] = part0[popcount(xp), popcount(y)] + slot // PART
+                    qm[k] = xp
+                    qcode[k] = (xb << CODE_BITS) | cands[j]
                     k += 1
     return k
 
 
-@nb.njit(cache=True)
-def level_half(a, b, level, info, vals, keys, count, ext, sched, ht, ix, g, err):
-    """Decide the states of half (a, b) scheduled for ``level`` and tell their predecessors in
-    the twin half; returns (states decided, the latest level scheduled)."""
-    syms = np.empty(16, dtype=np.int64)
-    bans = np.empty(MAX_RECORDS + 1, dtype=np.int64)
-    cands = np.empty(MAX_RECORDS + 1, dtype=np.int64)
-    preds = np.empty(MAX_PREDS, dtype=np.int64)
-    v0 = info[a, b, V0]
-    total = info[a, b, SLOTS] + info[a, b, NKEYS]
-    decided = 0
-    latest = -1
-    win = level % 2 == 1
-    for t in range(total):
-        idx = v0 + t
-        if sched[idx] != level or vals[idx] != 0:
+@nb.njit(cache=True, parallel=True)
+def level_step(level, parts, part0, info, counts, bfirst, value, count, sinfo, scounts, sbfirst, svalues, lowest, touched, ht, ix, g, err):
+    """Settle ``level`` over the group (see the module's note); ``lowest[c]``: the lowest code
+    part c holds or schedules above the last level. Returns the lowest code left (NONE: done)."""
+    code = level + 1
+    wins = level % 2 == 1
+    nparts = parts.shape[0]
+    for c in nb.prange(nparts):
+        if lowest[c] > code:
             continue
-        vals[idx] = level + 1
-        decided += 1
-        m, o, ban, pend, _ = state_at(t, a, b, info, keys, ix)
-        k = predecessors(m, o, ban, pend, info, keys, ht, ix, g, syms, bans, cands, preds)
-        if k < 0:
-            err[ERR_OVERFLOW] += 1
-            continue
-        if k > 1:
-            preds[:k].sort()
-        for i in range(k):
-            p = preds[i]
-            if i > 0 and p == preds[i - 1]:
-                continue
-            if p < 0:
-                err[ERR_PRED] += 1
-                continue
-            if vals[p] != 0:
-                continue
-            if not win:
-                if level + 1 < sched[p] or sched[p] == NONE:
-                    sched[p] = level + 1
-                    latest = max(latest, level + 1)
-            else:
-                count[p] -= 1
-                if count[p] == 0:
-                    e = ext[p]
-                    if e == 0 or (e != NOLOSS and e % 2 == 0):
-                        sched[p] = max(level + 1, e)
-                        latest = max(latest, sched[p])
-    return decided, latest
+        a, b, lo, hi = parts[c, 0], parts[c, 1], parts[c, 2], parts[c, 3]
+        rows = np.empty((MAX_MOVES, 5), dtype=np.int64)
+        syms, bans, pends, codes = scratch()
+        syms2, bans2, pends2, own = scratch()
+        xbans = np.empty(bans.shape[0] + 1, dtype=np.int64)
+        cands = np.empty(bans.shape[0] + 1, dtype=np.int64)
+        qs = np.empty(MAX_PREDS, dtype=np.int64)
+        qparts = np.empty(MAX_PREDS, dtype=np.int64)
+        qm = np.empty(MAX_PREDS, dtype=np.int64)
+        qcode = np.empty(MAX_PREDS, dtype=np.int64)
+        low = NONE
+        c0 = info[a, b, C0]
+        t = first_state(a, b, lo, info, counts, bfirst)
+        for s in range(lo, hi):
+            n = counts[c0 + s]
+            known = False
+            for j in range(n):
+                v = value[t + j]
+                if v != code:
+                    if code < v < PENDING and v < low:
+                        low = v
+                    continue
+                if not known:
+                    m, o = unrank_position(a, b, s, ix)
+                    own[0] = 0
+                    if n > 1:
+                        position_codes(m, o, ht, ix, bans2, pends2, syms2, own)
+                    known = True
+                k = predecessors(m, o, own[j] >> CODE_BITS, own[j] & PEND_MASK, info, counts, bfirst, part0, ht, ix, g,
+                                 syms, bans, pends, codes, xbans, cands, qs, qparts, qm, qcode)
+                if k < 0:
+                    err[ERR_OVERFLOW] += 1
+                    continue
+                order = np.argsort(qs[:k])
+                for i in range(k):
+                    r = order[i]
+                    q = qs[r]
+                    if i > 0 and q == qs[order[i - 1]]:
+                        continue
+                    if q < 0:
+                        err[ERR_PRED] += 1
+                        continue
+                    if not wins:  # lost at this level: q wins by moving here
+                        if value[q] > code + 1 and value[q] <= PENDING:
+                            atomic_min(value, q, code + 1)
+                            atomic_min(touched, qparts[r], code + 1)
+                    elif atomic_fetch_sub(count, q, 1) == 1:  # won: q's last hope inside is gone
+                        if value[q] != PENDING:
+                            continue  # a removal wins (scheduled), or decided
+                        e = removal_outcome(qm[r], m, qcode[r] >> CODE_BITS, qcode[r] & PEND_MASK, rows, sinfo, scounts,
+                                            sbfirst, svalues, ht, ix, g, syms, bans, pends, codes)
+                        if e < 0:
+                            err[ERR_SUCC] += 1
+                            continue
+                        if e == NOLOSS:
+                            continue  # a removal draws
+                        lv = max(code + 1, e + 1)
+                        value[q] = lv
+                        atomic_min(touched, qparts[r], lv)
+            t += n
+        lowest[c] = low
+    first = NONE
+    for c in range(nparts):
+        if touched[c] < lowest[c]:
+            lowest[c] = touched[c]
+        touched[c] = NONE
+        if lowest[c] < first:
+            first = lowest[c]
+    return first
+
+
+@nb.njit(cache=True, parallel=True)
+def finish(value):
+    """What stays PENDING is a draw."""
+    for i in nb.prange(value.shape[0]):
+        if value[i] == PENDING:
+            value[i] = 0

@@ -9,8 +9,6 @@ held in memory: the small games the reference checks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ..errors import RulesError
@@ -18,22 +16,52 @@ from ..index.tables import board_index
 from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
 from . import kernels as k
-from .states import K0, NKEYS, SLOTS, V0, subspace_keys
+from .states import V0, subspace_index, to_side_table
 from .tables import check_supported, history_tables, plain_rules
 
 MEN = 13  # info's dimensions: men 0 ... 12 a side
 
 
-@dataclass
 class HistorySubspace:
-    """The values of a subspace's states: ``values[slot]`` for the plain positions, then
-    ``values[slots + i]`` for the state of side-table key ``keys[i]``."""
+    """The solved states of a subspace, numbered by slots (``states``): ``counts`` (states per
+    slot), ``block_first`` and ``state_values`` in that order. ``values``/``keys`` give the stored
+    layout: ``values[slot]`` for the plain positions (DUP at a duplicate slot), then
+    ``values[slots + i]`` for the state of side-table key ``keys[i]`` (``slot << 20 | ban << 10 |
+    pending``, ascending)."""
 
-    a: int
-    b: int
-    slots: int
-    keys: np.ndarray
-    values: np.ndarray
+    def __init__(self, a: int, b: int, slots: int, counts: np.ndarray, block_first: np.ndarray, state_values: np.ndarray, rules: RuleSet):
+        self.a, self.b, self.slots = a, b, slots
+        self.counts, self.block_first, self.state_values = counts, block_first, state_values
+        self.rules = rules
+        self._stored: tuple[np.ndarray, np.ndarray] | None = None
+
+    @property
+    def states(self) -> int:
+        return len(self.state_values)
+
+    def _layout(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._stored is None:
+            counts = self.counts.astype(np.int64)
+            firsts = np.zeros(self.slots, dtype=np.int64)
+            np.cumsum(counts[:-1], out=firsts[1:])
+            extra = np.zeros(self.slots, dtype=np.int64)
+            np.cumsum(np.maximum(counts - 1, 0)[:-1], out=extra[1:])
+            nx = int(np.maximum(counts - 1, 0).sum())
+            plain = np.empty(self.slots, dtype=np.uint16)
+            keys = np.empty(nx, dtype=np.int64)
+            xvals = np.empty(nx, dtype=np.uint16)
+            to_side_table(self.a, self.b, self.slots, self.counts, firsts, extra, self.state_values,
+                          history_tables(self.rules), board_index(self.rules.board).tables, plain, keys, xvals)
+            self._stored = (keys, np.concatenate([plain, xvals]))
+        return self._stored
+
+    @property
+    def keys(self) -> np.ndarray:
+        return self._layout()[0]
+
+    @property
+    def values(self) -> np.ndarray:
+        return self._layout()[1]
 
 
 def moving_groups(subs) -> list[list[tuple[int, int]]]:
@@ -48,10 +76,14 @@ def moving_groups(subs) -> list[list[tuple[int, int]]]:
     return out
 
 
+def removal_targets(rules: RuleSet, a: int, b: int) -> list[tuple[int, int]]:
+    """The moving subspaces a move of (a, b) that removes leads into (with 3 men or more)."""
+    return [(b - r, a) for r in range(1, rules.most_removals(a) + 1) if b - r >= 3]
+
+
 def closure(rules: RuleSet, subs) -> list[tuple[int, int]]:
     """``subs``, their twins (a move without a removal leads there) and every moving subspace
     their removals lead into."""
-    most = rules.most_removals
     out, todo = set(), list(subs)
     while todo:
         a, b = todo.pop()
@@ -59,64 +91,77 @@ def closure(rules: RuleSet, subs) -> list[tuple[int, int]]:
             continue
         out.add((a, b))
         todo.append((b, a))
-        for r in range(1, most(a) + 1):
-            todo.append((b - r, a))
+        todo.extend(removal_targets(rules, a, b))
     return sorted(out)
 
 
 class Store:
-    """States of several subspaces in flat arrays, as the kernels' ``info``/``values``/``keys``."""
+    """Several subspaces' states in flat arrays, as the kernels read them: ``info[a, b]`` =
+    (first state, slots, first count, first block), -1 where the store lacks (a, b)."""
 
     def __init__(self, parts: list[HistorySubspace]):
         self.info = np.full((MEN, MEN, 4), -1, dtype=np.int64)
-        v = kk = 0
+        v = c = bl = 0
         for p in parts:
-            self.info[p.a, p.b] = (v, p.slots, kk, len(p.keys))
-            v += p.slots + len(p.keys)
-            kk += len(p.keys)
-        self.keys = np.concatenate([p.keys for p in parts]) if parts else np.zeros(1, np.int64)
-        self.values = np.concatenate([p.values for p in parts]) if parts else np.zeros(1, np.uint16)
-        if not len(self.keys):
-            self.keys = np.zeros(1, np.int64)
+            self.info[p.a, p.b] = (v, p.slots, c, bl)
+            v += p.states
+            c += p.slots
+            bl += len(p.block_first)
+        self.counts = np.concatenate([p.counts for p in parts] + [np.zeros(1, np.uint8)])
+        self.block_first = np.concatenate([p.block_first for p in parts] + [np.zeros(1, np.int64)])
+        self.values = np.concatenate([p.state_values for p in parts] + [np.zeros(1, np.uint16)])
+
+    def args(self):
+        return self.info, self.counts, self.block_first
+
+
+def solve_group(rules: RuleSet, group: list[tuple[int, int]], inputs: list[HistorySubspace]) -> list[HistorySubspace]:
+    """The states of ``group`` (a subspace and its twin) solved, reading ``inputs`` (what its
+    removals lead into)."""
+    ht = history_tables(rules)
+    g = game_tables(plain_rules(rules))
+    bix = board_index(rules.board)
+    ix = bix.tables
+    halves = []
+    for a, b in group:
+        slots = bix.slots(a, b)
+        counts, block_first = subspace_index(a, b, slots, ht, ix)
+        halves.append(HistorySubspace(a, b, slots, counts, block_first, np.empty(int(counts.sum(dtype=np.int64)), np.uint16), rules))
+    gs = Store(halves)
+    src = Store(inputs)
+    value = gs.values
+    count = np.zeros(len(value), np.uint8)
+    parts, part0 = [], np.full((MEN, MEN), -1, dtype=np.int64)
+    for h in halves:
+        part0[h.a, h.b] = len(parts)
+        parts += [(h.a, h.b, lo, min(h.slots, lo + k.PART)) for lo in range(0, h.slots, k.PART)]
+    parts = np.array(parts, dtype=np.int64).reshape(-1, 4)
+    lowest = np.full(len(parts), k.NONE, np.uint32)
+    touched = np.full(len(parts), k.NONE, np.uint32)
+    err = np.zeros(3, np.int64)
+    k.init_group(parts, *gs.args(), value, count, *src.args(), src.values, lowest, ht, ix, g, err)
+    first = int(lowest.min(initial=k.NONE))
+    while first != k.NONE and not err.any():
+        first = int(k.level_step(first - 1, parts, part0, *gs.args(), value, count, *src.args(), src.values, lowest, touched, ht, ix, g, err))
+    if err.any():
+        raise RulesError(f"history engine: inconsistent states in group {group} (missing successors, predecessors, overflows: {err.tolist()})")
+    k.finish(value)
+    for h in halves:
+        v0 = gs.info[h.a, h.b, V0]
+        h.state_values = value[v0 : v0 + h.states].copy()
+    return halves
 
 
 def solve_moving(rules: RuleSet, subspaces, progress=None) -> dict[tuple[int, int], HistorySubspace]:
     """Every state of the moving subspaces ``subspaces`` and of what their removals reach."""
     check_supported(rules)
-    ht = history_tables(rules)
-    g = game_tables(plain_rules(rules))
-    bix = board_index(rules.board)
-    ix = bix.tables
     result: dict[tuple[int, int], HistorySubspace] = {}
     for group in moving_groups(closure(rules, subspaces)):
-        parts = []
-        for a, b in group:
-            slots = bix.slots(a, b)
-            keys = subspace_keys(a, b, slots, ht, ix)
-            parts.append(HistorySubspace(a, b, slots, keys, np.zeros(slots + len(keys), np.uint16)))
-        gs = Store(parts)
-        solved = Store(list(result.values()))
-        size = len(gs.values)
-        count = np.zeros(size, np.int64)
-        ext = np.zeros(size, np.uint16)
-        sched = np.full(size, k.NONE, np.uint16)
-        err = np.zeros(3, np.int64)
-        for a, b in group:
-            k.init_half(a, b, gs.info, gs.values, gs.keys, solved.info, solved.values, solved.keys, count, ext, sched, ht, ix, g, err)
-        level, latest = 0, int(sched[sched != k.NONE].max(initial=0))
-        while level <= latest:
-            for a, b in group:
-                _, late = k.level_half(a, b, level, gs.info, gs.values, gs.keys, count, ext, sched, ht, ix, g, err)
-                latest = max(latest, late)
-            level += 1
-        if err.any():
-            raise RulesError(f"history engine: inconsistent states in group {group}: {err.tolist()}")
-        for p in parts:
-            v0 = gs.info[p.a, p.b, V0]
-            p.values = gs.values[v0 : v0 + p.slots + len(p.keys)].copy()
-            result[p.a, p.b] = p
+        needed = sorted({t for a, b in group for t in removal_targets(rules, a, b)})
+        for h in solve_group(rules, group, [result[t] for t in needed]):
+            result[h.a, h.b] = h
         if progress:
-            progress(group, parts)
+            progress(group, [result[s] for s in group])
     return result
 
 
@@ -180,11 +225,32 @@ def verify_moving(rules: RuleSet, moving: dict[tuple[int, int], HistorySubspace]
     store = Store(list(moving.values()))
     out = {}
     err = np.zeros(3, np.int64)
-    for a, b in moving:
-        h = moving[a, b]
-        bad = np.zeros(h.slots + len(h.keys), dtype=np.bool_)
-        check_half(a, b, store.info, store.values, store.keys, ht, ix, g, bad, err)
+    for (a, b), h in moving.items():
+        bad = np.zeros(h.states, dtype=np.bool_)
+        check_half(a, b, *store.args(), store.values, ht, ix, g, bad, err)
         out[a, b] = int(bad.sum())
     if err.any():
         raise RulesError(f"history verify: a successor missing from the subspaces checked ({err.tolist()})")
     return out
+
+
+def lookup(moving: dict[tuple[int, int], HistorySubspace], rules: RuleSet, text: str) -> int:
+    """The stored value (``solver.values``' code) of a moving-phase position written with the
+    history rule's suffix (``notation.parse_history_position``), from ``solve_moving``'s result.
+    A record that is not live is dropped (the state is then the plain one, or has the other)."""
+    from ..rules.notation import parse_history_position
+    from .records import live
+    from .states import state_numbers
+    from .tables import encode_ban
+
+    pos, ban, pending = parse_history_position(text, rules)
+    ht = history_tables(rules)
+    m, o = pos.mover, pos.opponent
+    b_code = int(live(encode_ban(ban, rules), m, o, ht))
+    p_code = int(live(encode_ban(pending, rules), o, m, ht))
+    store = Store(list(moving.values()))
+    ix = board_index(rules.board).tables
+    n = state_numbers(*(np.array([x], np.int64) for x in (m, o, b_code, p_code)), *store.args(), ht, ix)[0]
+    if n < 0:
+        raise RulesError(f"{text!r}: no such state in the subspaces solved")
+    return int(store.values[n])

@@ -2,16 +2,17 @@
 
 A subspace (a, b) holds every position with every admissible (ban, pending) pair
 (docs/history-rule.md, 3.3): ``ban`` none or a live record of the side to move, ``pending`` none
-or a live record of the opponent, on different points. Numbered so that the plain engine's
-layout stays as it is:
+or a live record of the opponent, on different points. A position with a non-trivial stabiliser
+(some symmetry fixes both sides' men) has records that the symmetry maps onto one another: one
+state, listed once, by the smallest code among the images.
 
-- state ``slot`` (0 <= slot < slots) is the plain position of that slot (no record);
-- state ``slots + i`` is the i-th key of the side table ``keys``: ``slot << 20 | ban << 10 |
-  pending``, ascending, one per state of a canonical slot that carries a record.
-
-Symmetries: a position with a non-trivial stabiliser (some g fixes both sides' men) has records
-that g maps onto one another, the same state; only the smallest code among those images is listed
-and ranked. Ranking a state takes its position to the canonical form and its records with it.
+Numbering, slot by slot: the states of a canonical slot are its plain position, then its states
+with a record in increasing code (``ban << 10 | pending``); a duplicate slot has none. A subspace
+keeps only ``counts`` (a byte per slot: its states) and ``block_first`` (the number of the first
+state of every 32nd slot), 1.25 bytes a slot; a state's place within its slot is found again
+from its position's records (``position_codes``) when it is ranked. Flat arrays hold several
+subspaces at once (a "store"), each found by ``info[a, b]``: (first state, slots, first count,
+first block).
 """
 
 from __future__ import annotations
@@ -19,17 +20,22 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ..index.kernels import G0_MASK, SYM_BITS, SYMMETRIC, colex_rank, image, is_canonical_pair, unrank_position
+from ..index.kernels import SYM_BITS, SYMMETRIC, colex_rank, image, is_canonical_pair, unrank_position
 from ..index.slots import canon_setup
 from ..jit import helper
 from ..rules.bits import ctz, popcount
+from ..values import DUP
 from .records import image_of, list_records, point_of
 from .tables import CODE_BITS
 
 KEY_SHIFT = 2 * CODE_BITS
 CODE_MASK = (1 << KEY_SHIFT) - 1
+PEND_MASK = (1 << CODE_BITS) - 1
 MAX_RECORDS = 512  # records of one side in one position (24 points x 15 mill sets at most)
+MAX_CODES = 255  # states of one slot, as a byte (the 9-men games have at most about 70)
+BLOCK_BITS = 5
 CHUNK = 1024
+V0, SLOTS, C0, B0 = range(4)
 
 
 @helper
@@ -68,14 +74,15 @@ def smallest_image(ban, pend, syms, nsyms, ht):
 
 @helper
 def position_codes(m, o, ht, ix, bans, pends, syms, out):
-    """The codes of the states of the canonical position (m, o) that carry a record, ascending,
-    into ``out``; how many."""
+    """The codes of the canonical position (m, o)'s states: ``out[0] = 0`` (the plain state),
+    then those with a record, ascending; how many, or -1 past ``out``."""
+    out[0] = 0
     nb_ = list_records(m, o, ht, bans)
     np_ = list_records(o, m, ht, pends)
     if nb_ == 0 and np_ == 0:
-        return 0
+        return 1
     nsyms = stabiliser_of(m, o, ix, syms)
-    k = 0
+    k = 1
     for i in range(-1, nb_):
         ban = 0 if i < 0 else bans[i]
         for j in range(-1, np_):
@@ -87,83 +94,64 @@ def position_codes(m, o, ht, ix, bans, pends, syms, out):
             c = (ban << CODE_BITS) | pend
             if nsyms and smallest_image(ban, pend, syms, nsyms, ht) != c:
                 continue
+            if k >= out.shape[0]:
+                return -1
             out[k] = c
             k += 1
     return k
 
 
+@nb.njit(cache=True)
+def scratch():
+    """A thread's buffers for ranking states: (syms, bans, pends, codes)."""
+    return (
+        np.empty(16, dtype=np.int64), np.empty(MAX_RECORDS, dtype=np.int64),
+        np.empty(MAX_RECORDS, dtype=np.int64), np.empty(MAX_CODES + 1, dtype=np.int64),
+    )
+
+
 @nb.njit(cache=True, parallel=True)
-def count_records(a, b, slots, ht, ix):
-    """States with a record, per slot of subspace (a, b) (0 at a duplicate slot)."""
+def count_states(a, b, slots, ht, ix):
+    """States per slot of subspace (a, b) (0 at a duplicate slot; -1 past MAX_CODES)."""
     counts = np.zeros(slots, dtype=np.int64)
     for c in nb.prange((slots + CHUNK - 1) // CHUNK):
-        bans = np.empty(MAX_RECORDS, dtype=np.int64)
-        pends = np.empty(MAX_RECORDS, dtype=np.int64)
-        syms = np.empty(16, dtype=np.int64)
-        out = np.empty(MAX_RECORDS * MAX_RECORDS, dtype=np.int64)
+        syms, bans, pends, codes = scratch()
         for s in range(c * CHUNK, min(slots, (c + 1) * CHUNK)):
             m, o = unrank_position(a, b, s, ix)
             if is_canonical_pair(m, o, ix):
-                counts[s] = position_codes(m, o, ht, ix, bans, pends, syms, out)
+                counts[s] = position_codes(m, o, ht, ix, bans, pends, syms, codes)
     return counts
 
 
-@nb.njit(cache=True, parallel=True)
-def fill_keys(a, b, slots, starts, ht, ix, keys):
-    """``keys[starts[s]...]``: slot s's states with a record (``count_records``)."""
-    for c in nb.prange((slots + CHUNK - 1) // CHUNK):
-        bans = np.empty(MAX_RECORDS, dtype=np.int64)
-        pends = np.empty(MAX_RECORDS, dtype=np.int64)
-        syms = np.empty(16, dtype=np.int64)
-        out = np.empty(MAX_RECORDS * MAX_RECORDS, dtype=np.int64)
-        for s in range(c * CHUNK, min(slots, (c + 1) * CHUNK)):
-            if starts[s + 1] == starts[s]:
-                continue
-            m, o = unrank_position(a, b, s, ix)
-            k = position_codes(m, o, ht, ix, bans, pends, syms, out)
-            for i in range(k):
-                keys[starts[s] + i] = (np.int64(s) << KEY_SHIFT) | out[i]
-
-
-def subspace_keys(a: int, b: int, slots: int, ht, ix) -> np.ndarray:
-    """The side table of subspace (a, b): its states with a record, as ascending keys."""
-    counts = count_records(a, b, slots, ht, ix)
-    starts = np.zeros(slots + 1, dtype=np.int64)
-    np.cumsum(counts, out=starts[1:])
-    keys = np.empty(int(starts[-1]), dtype=np.int64)
-    fill_keys(a, b, slots, starts, ht, ix, keys)
-    return keys
+def subspace_index(a: int, b: int, slots: int, ht, ix) -> tuple[np.ndarray, np.ndarray]:
+    """(counts, block_first) of subspace (a, b)."""
+    counts = count_states(a, b, slots, ht, ix)
+    if (counts < 0).any():
+        raise ValueError(f"subspace {a}-{b}: a position with more than {MAX_CODES} states")
+    blocks = (slots + (1 << BLOCK_BITS) - 1) >> BLOCK_BITS
+    per_block = np.add.reduceat(counts, np.arange(0, blocks << BLOCK_BITS, 1 << BLOCK_BITS)) if slots else np.zeros(0, np.int64)
+    block_first = np.zeros(blocks, dtype=np.int64)
+    if blocks > 1:
+        np.cumsum(per_block[:-1], out=block_first[1:])
+    return counts.astype(np.uint8), block_first
 
 
 @helper
-def find_key(keys, lo, hi, key):
-    """The index of ``key`` in the ascending ``keys[lo:hi]``, or -1."""
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if keys[mid] < key:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < keys.shape[0] and keys[lo] == key:
-        return lo
-    return -1
-
-
-# A store: the states of several subspaces in two flat arrays (values, keys), each subspace's part
-# found by ``info[a, b]``: (first value, slots, first key, keys), -1 where the store lacks it.
-V0, SLOTS, K0, NKEYS = range(4)
+def first_state(a, b, s, info, counts, bfirst):
+    """The number, in the store, of slot s's first state (its plain position)."""
+    c0 = info[a, b, C0]
+    blk = s >> BLOCK_BITS
+    t = bfirst[info[a, b, B0] + blk]
+    for i in range(c0 + (blk << BLOCK_BITS), c0 + s):
+        t += counts[i]
+    return info[a, b, V0] + t
 
 
 @helper
-def state_number(m, o, ban, pend, info, keys, ht, ix, syms):
-    """The number, in its store's values, of the state (m, o, ban, pending) of any orientation:
-    its position taken to the canonical form, its records with it. -1 where the store has no
-    such state (not admissible, or the subspace missing)."""
+def canonical_state(m, o, ban, pend, ix, ht, syms):
+    """(canonical mover, opponent, slot, code) of the state (m, o, ban, pending)."""
     a = popcount(m)
     b = popcount(o)
-    v0 = info[a, b, V0]
-    if v0 < 0:
-        return -1
     nsyms = canon_setup(m, ix, syms)
     mc = image(ix.sym_img, syms[0], m)
     oc = image(ix.sym_img, syms[0], o)
@@ -171,10 +159,9 @@ def state_number(m, o, ban, pend, info, keys, ht, ix, syms):
         x = image(ix.sym_img, syms[i], o)
         if x < oc:
             oc = x
-    per = ix.binom[ix.n - a, b]
-    slot = (ix.mask_info[m] >> SYM_BITS) * per + colex_rank(oc, mc, ix.binom)
+    slot = (ix.mask_info[m] >> SYM_BITS) * ix.binom[ix.n - a, b] + colex_rank(oc, mc, ix.binom)
     if ban == 0 and pend == 0:
-        return v0 + slot
+        return mc, oc, slot, 0
     best = -1
     for i in range(nsyms):
         g = syms[i]
@@ -183,19 +170,74 @@ def state_number(m, o, ban, pend, info, keys, ht, ix, syms):
         c = (image_of(ban, g, ht) << CODE_BITS) | image_of(pend, g, ht)
         if best < 0 or c < best:
             best = c
-    k0 = info[a, b, K0]
-    j = find_key(keys, k0, k0 + info[a, b, NKEYS], (np.int64(slot) << KEY_SHIFT) | best)
+    return mc, oc, slot, best
+
+
+@helper
+def find_code(codes, k, code):
+    """The place of ``code`` among the ascending ``codes[:k]``, or -1."""
+    lo, hi = 0, k
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if codes[mid] < code:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < k and codes[lo] == code:
+        return lo
+    return -1
+
+
+@helper
+def state_number(m, o, ban, pend, info, counts, bfirst, ht, ix, syms, bans, pends, codes):
+    """(number in the store, slot) of the state (m, o, ban, pending) of any orientation; number
+    -1 where the store has no such state (not admissible, or the subspace missing)."""
+    a = popcount(m)
+    b = popcount(o)
+    if info[a, b, V0] < 0:
+        return -1, -1
+    mc, oc, slot, code = canonical_state(m, o, ban, pend, ix, ht, syms)
+    if counts[info[a, b, C0] + slot] == 0:
+        return -1, slot
+    t = first_state(a, b, slot, info, counts, bfirst)
+    if code == 0:
+        return t, slot
+    k = position_codes(mc, oc, ht, ix, bans, pends, syms, codes)
+    j = find_code(codes, k, code)
     if j < 0:
-        return -1
-    return v0 + info[a, b, SLOTS] + (j - k0)
+        return -1, slot
+    return t + j, slot
 
 
 @nb.njit(cache=True, parallel=True)
-def state_numbers(movers, opps, bans, pends, info, keys, ht, ix):
+def state_numbers(movers, opps, bans_, pends_, info, counts, bfirst, ht, ix):
     """``state_number`` of many states at once."""
     out = np.empty(movers.shape[0], dtype=np.int64)
     for c in nb.prange((movers.shape[0] + CHUNK - 1) // CHUNK):
-        syms = np.empty(16, dtype=np.int64)
+        syms, bans, pends, codes = scratch()
         for i in range(c * CHUNK, min(movers.shape[0], (c + 1) * CHUNK)):
-            out[i] = state_number(movers[i], opps[i], bans[i], pends[i], info, keys, ht, ix, syms)
+            out[i] = state_number(movers[i], opps[i], bans_[i], pends_[i], info, counts, bfirst, ht, ix, syms, bans, pends, codes)[0]
     return out
+
+
+@nb.njit(cache=True, parallel=True)
+def to_side_table(a, b, slots, counts, firsts, extra, values, ht, ix, plain, keys, xvals):
+    """From the numbering by slots (``values[firsts[s] + j]``: slot s's j-th state) to the stored
+    layout: ``plain[s]`` (DUP at a duplicate slot), and the states with a record as ascending keys
+    ``slot << 20 | code`` with their values, slot s's from ``extra[s]``."""
+    for c in nb.prange((slots + CHUNK - 1) // CHUNK):
+        syms, bans, pends, codes = scratch()
+        for s in range(c * CHUNK, min(slots, (c + 1) * CHUNK)):
+            n = counts[s]
+            if n == 0:
+                plain[s] = DUP
+                continue
+            t = firsts[s]
+            plain[s] = values[t]
+            if n == 1:
+                continue
+            m, o = unrank_position(a, b, s, ix)
+            position_codes(m, o, ht, ix, bans, pends, syms, codes)
+            for j in range(1, n):
+                keys[extra[s] + j - 1] = (np.int64(s) << KEY_SHIFT) | codes[j]
+                xvals[extra[s] + j - 1] = values[t + j]

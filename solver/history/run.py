@@ -1,0 +1,164 @@
+"""``morris solve`` under the history rule: the engine's states written to a database.
+
+The moving phase is solved by ``solve.solve_moving`` (everything in memory) and each group is
+written as the engine hands it over (``storage.write.add_subspaces`` with its side tables), so a
+killed run keeps the groups it finished; a rerun whose groups are all on disk solves nothing.
+The placing phase holds plain positions only (docs/history-rule.md, section 4): the plain
+engine's loop (``engine.run.run_stages``) solves it with the plain rules, group by group and
+resumable, reading the moving subspaces' plain states from the database.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from ..engine.costs.moving import machine_memory
+from ..engine.costs.plan import mib
+from ..engine.kernels.codes import tally
+from ..engine.order import check_solvable, pairs_up_to, placing_groups, placing_jobs
+from ..engine.run import SolveRow, Stage, run_stages, stats_of
+from ..errors import PlanError
+from ..index import board_index
+from ..jit import use_threads
+from ..rules.rulesets import RuleSet
+from ..storage.database import Database
+from ..storage.files import subspace_name
+from ..storage.lock import writer_lock
+from ..storage.write import add_subspaces, relink
+from ..tiers import whole_game_tiers
+from .solve import HistorySubspace, closure, moving_groups, solve_moving
+from .tables import check_supported, plain_rules
+
+# Estimate of a run's memory: the engine holds every state of the run (values, side-table keys,
+# and a solved copy while each group is solved), about BYTES_PER_STATE bytes a state at its peak;
+# states per slot measured at most 1.85 (standard board, 3-3: flying makes many records; the six
+# board to 6-6 at most 1.62, the standard board to 5-5 otherwise 1.18 to 1.69).
+BYTES_PER_STATE = 15
+STATES_PER_SLOT = 2.0
+
+
+def moving_subspaces(rules: RuleSet, max_men: int | None, whole_game: bool) -> list[tuple[int, int]]:
+    """The moving subspaces a run asks for: up to ``max_men`` a side, or those a whole game reaches."""
+    plain = plain_rules(rules)
+    if whole_game:
+        return sorted((t[0], t[1]) for t in whole_game_tiers(plain) if t[2] == t[3] == 0 and min(t[0], t[1]) >= 3)
+    check_solvable(plain, max_men)
+    return sorted({s for a, b in pairs_up_to(max_men) for s in ((a, b), (b, a))})
+
+
+def estimate_bytes(rules: RuleSet, subspaces) -> int:
+    """The in-memory solve's peak, estimated: BYTES_PER_STATE x STATES_PER_SLOT x every slot of
+    the subspaces it solves (``subspaces`` and what they lead to)."""
+    index = board_index(rules.board)
+    return int(BYTES_PER_STATE * STATES_PER_SLOT * sum(index.slots(a, b) for a, b in closure(rules, subspaces)))
+
+
+def check_memory(rules: RuleSet, subspaces, limit: int | None) -> int:
+    """PlanError (one line) where the estimate exceeds ``limit`` (or the machine's memory)."""
+    need, allowed = estimate_bytes(rules, subspaces), limit or machine_memory()
+    if need > allowed:
+        raise PlanError(
+            f"the history rule's engine holds every state in memory: about {mib(need):,} MiB for these "
+            f"subspaces ({BYTES_PER_STATE} bytes a state, up to {STATES_PER_SLOT:g} states a slot), more than the "
+            f"{mib(allowed):,} MiB allowed (--max-memory); solve fewer men"
+        )
+    return need
+
+
+def side_table(h: HistorySubspace) -> dict:
+    """What ``storage.files`` stores of a subspace's states with a record: keys, values and
+    the tallies over every state (``HISTORY_STAT_KEYS``)."""
+    side = h.values[h.slots :]
+    plain, rest = tally(h.values[: h.slots]), tally(side)
+    return {
+        "keys": h.keys, "values": side, "states": int(plain[0] + rest[0]),
+        "win": int(plain[1] + rest[1]), "draw": int(plain[2] + rest[2]), "loss": int(plain[3] + rest[3]),
+        "max_win": int(max(plain[4], rest[4])), "max_loss": int(max(plain[5], rest[5])),
+    }
+
+
+def subspace_stats(h: HistorySubspace, seconds: float, cpu: float) -> dict:
+    """The plain positions' statistics (``storage.STAT_KEYS``), as the plain engine stores them."""
+    pos, win, draw, loss, max_win, max_loss = (int(x) for x in tally(h.values[: h.slots]))
+    return {
+        "mover": h.a, "opponent": h.b, "mover_hand": 0, "opponent_hand": 0, "positions": pos, "slots": h.slots,
+        "win": win, "draw": draw, "loss": loss, "max_win": max_win, "max_loss": max_loss,
+        "max_plies": max(max_win, max_loss), "seconds": round(seconds, 3), "cpu_seconds": round(cpu, 3),
+    }
+
+
+def with_states(stats: dict, history: dict | None) -> dict:
+    """A row's statistics with the states of its side table (``states``: positions and the states
+    with a record)."""
+    return dict(stats, states=int(history["states"]) if history else stats["positions"])
+
+
+def solve_history(
+    rules: RuleSet,
+    db_path: Path,
+    max_men: int | None = None,
+    whole_game: bool = False,
+    threads: int | None = None,
+    limit: int | None = None,
+    progress: bool = True,
+    echo: Callable[[str], None] = print,
+    on_group: Callable[[list[SolveRow]], None] | None = None,
+) -> list[SolveRow]:
+    """Solve the moving phase under the history rule into ``db_path`` (up to ``max_men``, or all
+    that a whole game reaches, then the placing phase with ``whole_game``). Each group is written
+    as it is solved; groups already in the database are skipped (reported ``skipped``)."""
+    check_supported(rules)
+    use_threads(threads)
+    on_group = on_group or (lambda rows: None)
+    db_path = Path(db_path)
+    subs = moving_subspaces(rules, max_men, whole_game)
+    groups = moving_groups(closure(rules, subs))
+    check_memory(rules, subs, limit)
+    top = max(max(s) for s in closure(rules, subs))
+    rows: list[SolveRow] = []
+    with writer_lock(db_path):
+        for line in relink(db_path, rules):
+            echo(line)
+        with Database(db_path, rules, must_exist=False) as db:
+            done = {tuple(g[0]) for g in groups if all(db.has(*s) for s in g)}
+            held = {s: db.info(*s) for g in groups if tuple(g[0]) in done for s in g}
+        echo(f"solving {rules.describe()} (the history rule) up to {top} men into {db_path}")
+        if len(done) == len(groups):
+            for g in groups:
+                rows += _skipped([held[s] for s in g], echo, on_group)
+        else:
+            clock = [time.perf_counter(), time.process_time()]
+
+            def finished(group, parts):
+                now = [time.perf_counter(), time.process_time()]
+                seconds, cpu = now[0] - clock[0], now[1] - clock[1]
+                clock[:] = now
+                if tuple(group[0]) in done:
+                    rows.extend(_skipped([held[tuple(s)] for s in group], echo, on_group))
+                    return
+                sides = {subspace_name(p.a, p.b): side_table(p) for p in parts}
+                written = [(p.values[: p.slots], subspace_stats(p, seconds, cpu)) for p in parts]
+                add_subspaces(db_path, rules, written, sides)
+                new = [SolveRow(with_states(st, sides[subspace_name(st["mover"], st["opponent"])]), skipped=False) for _, st in written]
+                rows.extend(new)
+                on_group(new)
+                echo(f"{' and '.join(subspace_name(p.a, p.b) for p in parts)}: {sum(r.stats['states'] for r in new):,} states in {seconds:.1f} s")
+
+            solve_moving(rules, subs, finished)
+    if whole_game:
+        plain = plain_rules(rules)
+        jobs = placing_jobs(plain, placing_groups(plain))
+        stage = Stage(f"solving the placing phase of {rules.describe()}: {len(jobs)} groups of tiers into {db_path}", jobs, "tiers with men in hand")
+        rows += run_stages(rules, db_path, [stage], threads, progress, echo, on_group, solve_rules=plain)
+    return rows
+
+
+def _skipped(infos, echo, on_group) -> list[SolveRow]:
+    rows = [SolveRow(with_states(stats_of(i), i.history), skipped=True) for i in infos]
+    echo(f"{' and '.join(i.name for i in infos)}: done already, skipped")
+    on_group(rows)
+    return rows

@@ -124,3 +124,16 @@ def test_the_forward_check_passes_and_catches_a_changed_value(reading):
     decided = np.flatnonzero(h.state_values != 0)
     h.state_values[decided[len(decided) // 2]] += 2  # the same side wins (or loses), two plies later
     assert verify_moving(rules, moving)[4, 5] == 1
+
+
+def test_the_stored_layout_round_trips():
+    """``keys``/``values`` (the plain slots, then the side table) and ``from_layout`` are inverse:
+    what is written is what a later group reads back."""
+    from solver.history.solve import HistorySubspace
+
+    rules = make_rules("six", ["reclose=same-man", "men=4"])
+    for (a, b), h in solve_moving(rules, [(4, 4)]).items():
+        assert len(h.values) == h.slots + len(h.keys) and np.all(np.diff(h.keys) > 0)
+        back = HistorySubspace.from_layout(rules, a, b, h.keys, h.values)
+        assert np.array_equal(back.counts, h.counts) and np.array_equal(back.block_first, h.block_first)
+        assert np.array_equal(back.state_values, h.state_values)

@@ -16,7 +16,8 @@ from ..index.tables import board_index
 from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
 from . import kernels as k
-from .states import V0, subspace_index, to_side_table
+from ..values import DUP
+from .states import BLOCK_BITS, KEY_SHIFT, V0, subspace_index, to_side_table
 from .tables import check_supported, history_tables, plain_rules
 
 MEN = 13  # info's dimensions: men 0 ... 12 a side
@@ -34,6 +35,30 @@ class HistorySubspace:
         self.counts, self.block_first, self.state_values = counts, block_first, state_values
         self.rules = rules
         self._stored: tuple[np.ndarray, np.ndarray] | None = None
+
+    @classmethod
+    def from_layout(cls, rules: RuleSet, a: int, b: int, keys: np.ndarray, values: np.ndarray) -> HistorySubspace:
+        """The inverse of ``keys``/``values``: a subspace as stored, numbered by slots again (a
+        slot's states are its plain position, then its keys in order)."""
+        slots = len(values) - len(keys)
+        plain = values[:slots]
+        per_slot = np.bincount(keys >> KEY_SHIFT, minlength=slots) if len(keys) else np.zeros(slots, np.int64)
+        counts = (plain != DUP).astype(np.int64) + per_slot
+        firsts = np.zeros(slots + 1, dtype=np.int64)
+        np.cumsum(counts, out=firsts[1:])
+        state_values = np.empty(int(firsts[-1]), dtype=np.uint16)
+        live = plain != DUP
+        state_values[firsts[:-1][live]] = plain[live]
+        if len(keys):
+            slot = keys >> KEY_SHIFT
+            # the place of each key among its slot's: its rank in the sorted keys less the slot's first key
+            first_key = np.zeros(slots + 1, dtype=np.int64)
+            np.cumsum(per_slot, out=first_key[1:])
+            state_values[firsts[slot] + 1 + np.arange(len(keys)) - first_key[slot]] = values[slots:]
+        blocks = (slots + (1 << BLOCK_BITS) - 1) >> BLOCK_BITS
+        block_first = firsts[: slots : 1 << BLOCK_BITS].copy()
+        assert len(block_first) == blocks
+        return cls(a, b, slots, counts.astype(np.uint8), block_first, state_values, rules)
 
     @property
     def states(self) -> int:

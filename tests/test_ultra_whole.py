@@ -13,8 +13,8 @@ Mutations of ``placing.py`` tried by hand: the larger tempo kept among equal ran
 drawing move given (NO_RANK, 0) instead of its tier's value, the kind of a move taken as a
 placement's
 fail (the first two ``test_whole_flying4_...``, the third ``test_whole_three_extended_...``). Not
-checked: a drawn position with men in hand and no move (none in these games; a full board of
-Twelve Men's Morris would be one).
+checked: a drawn position with men in hand and no move (none in these rule sets: a full board
+leaves no man in hand).
 """
 
 from __future__ import annotations

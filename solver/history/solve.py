@@ -9,6 +9,8 @@ held in memory: the small games the reference checks.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ..errors import RulesError
@@ -35,6 +37,7 @@ class HistorySubspace:
         self.counts, self.block_first, self.state_values = counts, block_first, state_values
         self.rules = rules
         self._stored: tuple[np.ndarray, np.ndarray] | None = None
+        self.timing: dict = {}  # seconds of the group's steps: index_s, init_s, levels_s (and levels)
 
     @classmethod
     def from_layout(cls, rules: RuleSet, a: int, b: int, keys: np.ndarray, values: np.ndarray) -> HistorySubspace:
@@ -147,6 +150,7 @@ def solve_group(rules: RuleSet, group: list[tuple[int, int]], inputs: list[Histo
     g = game_tables(plain_rules(rules))
     bix = board_index(rules.board)
     ix = bix.tables
+    t0 = time.perf_counter()
     halves = []
     for a, b in group:
         slots = bix.slots(a, b)
@@ -164,16 +168,21 @@ def solve_group(rules: RuleSet, group: list[tuple[int, int]], inputs: list[Histo
     lowest = np.full(len(parts), k.NONE, np.uint32)
     touched = np.full(len(parts), k.NONE, np.uint32)
     err = np.zeros(3, np.int64)
+    t1 = time.perf_counter()
     k.init_group(parts, *gs.args(), value, count, *src.args(), src.values, lowest, ht, ix, g, err)
-    first = int(lowest.min(initial=k.NONE))
+    t2 = time.perf_counter()
+    first, levels = int(lowest.min(initial=k.NONE)), 0
     while first != k.NONE and not err.any():
         first = int(k.level_step(first - 1, parts, part0, *gs.args(), value, count, *src.args(), src.values, lowest, touched, ht, ix, g, err))
+        levels += 1
+    t3 = time.perf_counter()
     if err.any():
         raise RulesError(f"history engine: inconsistent states in group {group} (missing successors, predecessors, overflows: {err.tolist()})")
     k.finish(value)
     for h in halves:
         v0 = gs.info[h.a, h.b, V0]
         h.state_values = value[v0 : v0 + h.states].copy()
+        h.timing = {"index_s": round(t1 - t0, 3), "init_s": round(t2 - t1, 3), "levels_s": round(t3 - t2, 3), "levels": levels}
     return halves
 
 

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -162,6 +162,7 @@ class MoveValue:
     depth: int | None = None  # its depth relative to the mover's tier (Malom's key2),
     settles_in: tuple[str, ...] | None = None  # the tiers worth the rank, from the mover's view,
     tempo: int | None = None  # and the depth signed so that smaller is better (``ultra.ranks``)
+    after_text: str | None = None  # under the history rule: ``after`` with its records' suffix
 
     @property
     def sort_key(self) -> tuple[int, int]:
@@ -188,10 +189,13 @@ class Analysis:
     probe: Probe
     moves: tuple[MoveValue, ...]
     ranked: bool = False  # the database holds draw ranks: drawing moves carry theirs
+    notes: tuple[str, ...] = ()  # under the history rule: records dropped as not live, moves a ban forbids
 
     def as_dict(self, board=None) -> dict:
         """The JSON object of ``morris query --json``; given the ``board``, each move also
-        carries ``after``, the board string of the position it leads to (``morris serve``).
+        carries ``after``, the board string of the position it leads to (``morris serve``);
+        under the history rule every move carries it, with its records' suffix, and ``notes``
+        says which records given were not live and which moves the ban forbids.
         Where the database holds ranks, a draw (the position, and each drawing move) carries
         ``rank``, ``depth`` and ``settles_in``, and ``ultra_best`` lists the moves ultra-strong
         play chooses among."""
@@ -207,10 +211,14 @@ class Analysis:
                 d["three_men_rule"] = m.three_men_rule
             if m.rank is not None:
                 d.update(rank=m.rank, depth=m.depth, settles_in=list(m.settles_in))
-            if board is not None:
+            if m.after_text is not None:
+                d["after"] = m.after_text
+            elif board is not None:
                 d["after"] = format_position(m.after, board)
             moves.append(d)
         out["moves"] = moves
+        if self.notes:
+            out["notes"] = list(self.notes)
         if self.ranked:
             out["ultra_best"] = [m.notation for m in self.ultra_best_moves]
         return out
@@ -243,6 +251,18 @@ class Analysis:
         if strength != "strong":
             raise ValueError(f"strength must be 'strong' or 'ultra', not {strength!r}")
         return self.best_moves[0]
+
+
+def _value_of(kind: int, plies: int) -> tuple[str, int | None]:
+    """(value, plies) of ``decode_many``'s kind (1 win, 0 draw, -1 loss) and plies."""
+    return {1: (WIN, plies), 0: (DRAW, None), -1: (LOSS, plies)}[kind]
+
+
+def _move_value(kind: int, plies: int) -> tuple[str, int | None]:
+    """A move's value for its maker from its successor's (kind, plies), which are the
+    opponent's: the opponent's loss is the maker's win, one ply later."""
+    value, _ = _value_of(-kind, plies)
+    return value, None if kind == 0 else plies + 1
 
 
 def _bit(col: np.ndarray) -> np.ndarray:
@@ -298,6 +318,11 @@ class MorrisDatabase:
             raise DatabaseError(f"{self.path} is not a readable morris database ({e.__class__.__name__}: {e})") from None
         self.rules: RuleSet = self._db.rules
         self.board = self.rules.board_data
+        # Under the history rule (option reclose) the moves are the plain ones less those a ban
+        # forbids, and the moving phase's states are looked up by ``history.query``; positions
+        # with men in hand are plain (no ban is made while men are in hand).
+        self._move_rules = replace(self.rules, reclose="allowed")
+        self._states = None  # history.query.StateReader, made at the first such lookup
         # Draw ranks (``morris rank``), read beside the values where the database holds them
         self.ranks_state = self._db.ranks_state()  # "ranked", "none" or "stale"
         self._secvals = None
@@ -471,7 +496,15 @@ class MorrisDatabase:
                 results[i] = e
                 return None
 
-        prepared = [(i, attempt(i, lambda item=item: self._prepare(item, with_moves, mg))) for i, item in enumerate(items)]
+        prepared = []
+        for i, item in enumerate(items):
+            if self.rules.reclose != "allowed":  # the moving phase's states under the history rule
+                an = attempt(i, lambda item=item: self._history_analysis(item))
+                if an is not None:
+                    results[i] = an if with_moves else an.probe
+                if an is not None or results[i] is not None:
+                    continue
+            prepared.append((i, attempt(i, lambda item=item: self._prepare(item, with_moves, mg))))
         pending = [(i, p) for i, p in prepared if p is not None]
         # Which subspaces each position needs: a missing one fails that position alone.
         ok = [(i, p) for i, p in pending if attempt(i, lambda p=p: self._check_subspaces(p, with_probe) or True)]
@@ -486,7 +519,7 @@ class MorrisDatabase:
         request rather than at the switch, ``PLAIN_POSITIONS`` lookups in."""
         self._looked_up = max(self._looked_up, PLAIN_POSITIONS)
         mg = self._movegen(1)
-        g = game_tables(self.rules)
+        g = game_tables(self._move_rules)
         mg.game_status(0, 0, 0, 0, g, self._buf)
         mg.generate_moves(0, 0, 0, 0, g, self._buf)
 
@@ -521,7 +554,7 @@ class MorrisDatabase:
     def _prepare(self, item, with_moves: bool, mg) -> _Pending:
         pos = self.position(item)
         p = _Pending(pos)
-        g = game_tables(self.rules)
+        g = game_tables(self._move_rules)
         ha, hb = pos.hand_mover, pos.hand_opponent
         status = mg.game_status(pos.mover, pos.opponent, ha, hb, g, self._buf)
         if status == mg.LOST:
@@ -621,7 +654,7 @@ class MorrisDatabase:
                 k = len(m)
                 if what == "own":
                     kv, pl = int(kind[at]), int(plies[at])
-                    p.own = ({1: WIN, 0: DRAW, -1: LOSS}[kv], None if kv == 0 else pl)
+                    p.own = _value_of(kv, pl)
                     if kv == 0 and ranks is not None:
                         p.own_rank = (int(ranks[at]), int(depths[at]))
                 else:
@@ -664,6 +697,53 @@ class MorrisDatabase:
             and not (pos.hand_white or pos.hand_black)
         )
 
+    def _history_analysis(self, item) -> Analysis | None:
+        """Under the history rule: the analysis of a moving-phase position written with its
+        records' suffix (``history.query``), or None for one with men in hand (plain)."""
+        from .history import query as hq
+
+        if isinstance(item, Position):
+            state = hq.State(self.position(item), 0, 0, ())
+        else:
+            state = hq.read_state(item, self.rules)
+        pos = state.position
+        if pos.hand_white or pos.hand_black:
+            return None
+        hq.check_not_over(pos)
+        if self._states is None:
+            self._states = hq.StateReader(self._db, self.rules)
+        moves = hq.history_moves(pos.mover, pos.opponent, state.ban, state.pending, self.rules)
+        legal = [h for h in moves if not h.forbidden]
+        notes = state.notes
+        if len(legal) < len(moves):
+            notes += ("the ban forbids " + " ".join(format_move(h.move, self.board) for h in moves if h.forbidden),)
+        nexts = [h for h in legal if not h.ends]
+        values = self._states.values(
+            [pos.mover] + [h.mover for h in nexts], [pos.opponent] + [h.opponent for h in nexts],
+            [state.ban] + [h.ban for h in nexts], [state.pending] + [h.pending for h in nexts],
+        ) if legal else np.array([1], dtype=np.uint16)  # no legal move: lost in 0 plies
+        kind, plies = decode_many(values)
+        probe = self._make_probe(pos, *_value_of(int(kind[0]), int(plies[0])))
+        three = self._three_each(pos)
+        other = "b" if pos.side == "w" else "w"
+        out, j = [], 1
+        for h in legal:
+            if h.ends:
+                value, ply, after, text = WIN, 1, None, None
+            else:
+                value, ply = _move_value(int(kind[j]), int(plies[j]))
+                after = Position.from_mover(other, h.mover, h.opponent)
+                text = hq.State(after, h.ban, h.pending, ()).text(self.rules)
+                j += 1
+            out.append(
+                MoveValue(
+                    h.move, format_move(h.move, self.board), value, ply, after,
+                    three_men_rule(value, ply) if three else None, after_text=text,
+                )
+            )
+        out.sort(key=lambda mv: mv.sort_key)
+        return Analysis(pos, state.text(self.rules), probe, tuple(out), notes=notes)
+
     def _finish(self, p: _Pending, with_moves: bool):
         probe = p.probe
         if probe is None:
@@ -676,15 +756,10 @@ class MorrisDatabase:
         if p.succ_mover is not None:
             for j, row in enumerate(p.moves.tolist()):
                 kind = int(p.succ_value[j])
-                # The successor's value is for the opponent: its loss is our win, one ply later.
                 if kind == 3:
                     value, plies = WIN, 1  # the opponent is left with two men
-                elif kind == 0:
-                    value, plies = DRAW, None
-                elif kind == -1:
-                    value, plies = WIN, int(p.succ_plies[j]) + 1
                 else:
-                    value, plies = LOSS, int(p.succ_plies[j]) + 1
+                    value, plies = _move_value(kind, int(p.succ_plies[j]))
                 move = Move(*row)
                 after = Position.from_mover(
                     other, int(p.succ_mover[j]), int(p.succ_opp[j]), p.pos.hand_opponent, int(p.succ_hand[j])

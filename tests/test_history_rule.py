@@ -86,7 +86,10 @@ def test_reclose_option_is_stored_like_the_others():
         make_rules("standard", ["reclose=never"])
 
 
-def test_engine_and_commands_refuse_the_history_rule():
+def test_plain_engine_and_other_commands_refuse_the_history_rule():
+    """The plain kernels refuse the history rule; the commands built on ``solver.history``
+    (solve, query, info, verify, moves: tests/test_history_cli.py) take it, the others refuse
+    it with one line, and so does solve where the history engine lacks an option."""
     from solver.cli import main
     from solver.rules.tables import game_tables
 
@@ -96,15 +99,17 @@ def test_engine_and_commands_refuse_the_history_rule():
     with pytest.raises(RulesError, match="history rule"):
         game_tables(make_rules("six", ["reclose=running-mill"]))
     make_rules("viking").kernel_options()  # the plain rules still pass
-    for args in (
-        ["moves", "--rules", "viking", "-o", "reclose=same-man", "W:a1 B:b2 w"],
-        ["solve", "--rules", "six", "-o", "reclose=running-mill", "--dry-run"],
-        ["query", "--rules", "standard", "-o", "reclose=same-man", "W:a1,d1,g1 B:a4,b4,c4 w"],
+    for args, start in (
+        (["bench", "--rules", "six", "-o", "reclose=same-man"], "error: option reclose="),
+        (["play", "--rules", "six", "-o", "reclose=same-man"], "error: option reclose="),
+        (["rank", "--rules", "six", "-o", "reclose=same-man"], "error: option reclose="),
+        (["solve", "--rules", "six", "-o", "reclose=same-man", "-o", "lasker=on", "--dry-run"], "error: the history rule's engine does not handle Lasker"),
+        (["solve", "--rules", "six", "-o", "reclose=same-man", "--cluster", "local"], "error: --cluster does not go with the history rule"),
     ):
         result = CliRunner().invoke(main, args)
         assert result.exit_code == 2, (args, result.output)
         lines = result.stderr.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("error: option reclose="), result.stderr
+        assert len(lines) == 1 and lines[0].startswith(start), result.stderr
         assert "Traceback" not in result.output
 
 

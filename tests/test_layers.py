@@ -1,6 +1,6 @@
 """The package's layers: no import runs back up a layer, and the verifier shares no solver kernel.
 
-rules -> index -> tiers -> storage -> engine, verify, query, ultra, books -> play, api, serve -> cli,
+rules -> index -> tiers -> storage -> engine, verify, query, ultra, books, history -> play, api, serve -> cli,
 with values, errors and jit below everything. Read from the source (every ``import`` and
 ``from ... import``, at module level or inside a function), so a lazy import counts too.
 """
@@ -21,7 +21,7 @@ LAYERS = [
     {"index"},
     {"tiers"},
     {"storage"},
-    {"engine", "verify", "query", "ultra", "books"},
+    {"engine", "verify", "query", "ultra", "books", "history"},
     {"play", "api", "serve"},
     {"cli", "__main__", "__init__"},
 ]

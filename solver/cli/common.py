@@ -77,24 +77,35 @@ def quiet_option(f):
     return click.option("--quiet", "-q", is_flag=True, help="no progress bars")(f)
 
 
-def get_rules(rules_name: str, options: tuple[str, ...]) -> RuleSet:
+def get_rules(rules_name: str, options: tuple[str, ...], history: bool = False) -> RuleSet:
+    """The rule set of --rules and -o. ``history``: the command handles the history rule
+    (option reclose: solve, query, info, verify, moves); the others refuse it, one line, exit 2."""
     rules = make_rules(rules_name, list(options))
-    rules.require_plain_history()  # no command handles the history rule yet: one line, exit 2
+    if not history:
+        rules.require_plain_history()
     return rules
 
 
-def database_and_rules(rules_name: str, options: tuple[str, ...], db_path: Path | None) -> tuple[Path, RuleSet | None]:
+def database_and_rules(
+    rules_name: str, options: tuple[str, ...], db_path: Path | None, history: bool = False
+) -> tuple[Path, RuleSet | None]:
     """The database to open and the rule set it must hold (None: whatever it holds).
 
     Without --db the path comes from the rule set, which the file must then hold; with --db the
-    file's own rule set is used unless --rules or -o was given, and then they must agree."""
+    file's own rule set is used unless --rules or -o was given, and then they must agree. A
+    command that does not handle the history rule (``history`` False) refuses a database of it."""
     from ..storage.files import default_path
 
-    rules = get_rules(rules_name, options)
+    rules = get_rules(rules_name, options, history)
     if db_path is None:
         return default_path(rules), rules
     source = click.get_current_context().get_parameter_source("rules_name")
     explicit = bool(options) or source not in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)
+    if not history and not explicit and db_path.is_file():
+        from ..storage.files import check_header, open_h5
+
+        with open_h5(db_path) as f:
+            check_header(f, db_path, None).require_plain_history()
     return db_path, rules if explicit else None
 
 

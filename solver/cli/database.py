@@ -31,7 +31,7 @@ def info(db_path, rules_name, options, as_json):
     from ..query import describe_game, game_value
     from ..storage.database import Database
 
-    path, rules = database_and_rules(rules_name, options, db_path)
+    path, rules = database_and_rules(rules_name, options, db_path, history=True)
     with Database(path, rules) as db:
         rows = [
             {
@@ -42,6 +42,10 @@ def info(db_path, rules_name, options, as_json):
             }
             for s in db.tiers()
         ]
+        for r, s in zip(rows, db.tiers()):
+            if s.history is not None:  # the history rule: every state, and the side table's attrs
+                r["states"] = int(s.history["states"])
+                r["history"] = {k: v.item() if hasattr(v, "item") else v for k, v in s.history.items()}
         rules = db.rules
         ranks = _rank_distribution(db)
     start = game_value(path, rules)
@@ -59,8 +63,12 @@ def info(db_path, rules_name, options, as_json):
         f"{path}: rules {rules.describe()}, {len(rows) - placing} subspaces"
         + (f" and {placing} tiers with men in hand" if placing else "")
     )
-    click.echo(format_table(rows, extra=("slots", "bytes", "seconds")))
-    click.echo(f"total: {sum(r['positions'] for r in rows):,} positions, {sum(r['bytes'] for r in rows):,} bytes")
+    history = any("states" in r for r in rows)
+    if history:  # (a tier with men in hand holds plain positions only)
+        rows = [dict(r, states=r.get("states", r["positions"])) for r in rows]
+    click.echo(format_table(rows, extra=("states",) * history + ("slots", "bytes", "seconds")))
+    states = f"{sum(r['states'] for r in rows):,} states (the history rule: positions and the states with a ban), " if history else ""
+    click.echo(f"total: {sum(r['positions'] for r in rows):,} positions, {states}{sum(r['bytes'] for r in rows):,} bytes")
     if game is not None:
         click.echo(describe_game(start))
         click.echo("first moves: " + ", ".join(str(m) for m in start.moves))
@@ -126,7 +134,7 @@ def verify(db_path, rules_name, options, threads, quiet, subspaces, as_json):
     from ..verify.check import verify as run_verify
 
     parse_subspaces(subspaces)  # a malformed name fails before any work
-    path, rules = database_and_rules(rules_name, options, db_path)
+    path, rules = database_and_rules(rules_name, options, db_path, history=True)
     t0 = time.perf_counter()
     on_check = (lambda c: echo_json(dict(c.to_dict(), event="subspace"))) if as_json else None
     checks = run_verify(

@@ -50,18 +50,24 @@ def _as_text(an, board) -> str:
             f"three men each: {p.three_men_rule} under the ten-move rule "
             "(a win or loss taking more than 20 plies is a draw; counted from this position)"
         )
+    lines += [f"note: {n}" for n in an.notes]
     if an.moves:
         three = any(m.three_men_rule is not None for m in an.moves)
+        after = any(m.after_text is not None for m in an.moves)  # the history rule: each successor's state
         width = max(4, *(len(m.notation) for m in an.moves))
         head = f"  {'move':<{width}}  value"
         if three:
             head += "         ten-move rule"
+        if after:
+            head = f"{head:<{width + 18}}after"
         lines.append(head)
         ultra = {id(m) for m in an.ultra_best_moves} if an.ranked else set()
         for m in an.moves:
             row = f"  {m.notation:<{width}}  {_value_text(m.value, m.plies)}"
             if three:
                 row = f"{row:<{width + 18}}{m.three_men_rule}"
+            if after:
+                row = f"{row:<{width + 18 + 22 * three}}{m.after_text or '(the game ends)'}"
             row += _rank_text(m) + ("  *" if id(m) in ultra and m.value == "draw" else "")
             lines.append(row.rstrip())
         if an.ranked and any(m.value == "draw" for m in an.moves):
@@ -88,7 +94,7 @@ def query(db_path, rules_name, options, as_json, positions):
     from ..query import open_database
 
     # The database's rule set reads the positions; --rules/-o given as well must agree with it.
-    path, rules = database_and_rules(rules_name, options, db_path)
+    path, rules = database_and_rules(rules_name, options, db_path, history=True)
     with open_database(path, rules) as db:
         board = db.board
         worst = 0

@@ -70,9 +70,11 @@ def solve(rules_name, options, max_men, whole_game, extended, db_path, threads, 
     from ..engine.run import solve as run_solve
     from ..storage.files import default_path
 
-    rules = get_rules(rules_name, options)
+    rules = get_rules(rules_name, options, history=True)
     if extended and not whole_game:
         raise RulesError("--extended goes with --whole-game")
+    if rules.reclose != "allowed":
+        return solve_history_rule(rules, max_men, whole_game, extended, db_path, threads, dry_run, max_memory, cluster, quiet, as_json)
     if whole_game:
         if max_men is not None:
             raise RulesError("--whole-game solves every tier the game needs: leave out --max-men")
@@ -170,6 +172,61 @@ def solve_whole_game(rules, extended, db_path, threads, dry_run, max_memory, clu
         click.echo(line)
 
 
+def solve_history_rule(rules, max_men, whole_game, extended, db_path, threads, dry_run, max_memory, cluster, quiet, as_json):
+    """``morris solve -o reclose=...``: the history rule's engine (``history.run``), in memory."""
+    from ..engine.costs.plan import capped_men, mib
+    from ..history.run import check_memory, moving_subspaces, solve_history
+    from ..history.solve import closure
+    from ..history.tables import check_supported
+    from ..query import game_value_line
+    from ..storage.files import default_path
+
+    check_supported(rules)
+    for given, flag in ((extended, "--extended"), (cluster, "--cluster")):
+        if given:
+            raise RulesError(f"{flag} does not go with the history rule (option reclose) yet")
+    if whole_game and max_men is not None:
+        raise RulesError("--whole-game solves every tier the game needs: leave out --max-men")
+    if not whole_game and max_men is None:
+        max_men = capped_men(rules, DEFAULT_MAX_MEN)
+    db_path = db_path or default_path(rules)
+    subs = moving_subspaces(rules, max_men, whole_game)
+    if dry_run:
+        from ..engine.costs.moving import machine_memory
+        from ..history.run import estimate_bytes
+
+        need, allowed = estimate_bytes(rules, subs), parse_size(max_memory) if max_memory else machine_memory()
+        plan = {"event": "plan", "rules": rules.to_dict(), "database": str(db_path), "subspaces": len(closure(rules, subs)), "peak_bytes": need, "memory_bytes": allowed}
+        if as_json:
+            echo_json(plan)
+        else:
+            click.echo(
+                f"plan: {rules.describe()} (the history rule) into {db_path}: {plan['subspaces']} moving subspaces"
+                + (" and the placing phase (plain positions)" if whole_game else "")
+                + f"; every state held in memory, about {mib(need):,} MiB at the peak of {mib(allowed):,} MiB allowed"
+            )
+        check_memory(rules, subs, parse_size(max_memory) if max_memory else None)
+        return
+    t0 = time.perf_counter()
+
+    def on_group(rows):
+        if as_json:
+            echo_json({"event": "pair" if rows[0].stats["mover_hand"] == rows[0].stats["opponent_hand"] == 0 else "tiers",
+                       "skipped": rows[0].skipped, "subspaces": [r.stats for r in rows]})
+
+    rows = solve_history(
+        rules, db_path, max_men, whole_game, threads, parse_size(max_memory) if max_memory else None,
+        progress=wanted(quiet, as_json), echo=(lambda line: None) if as_json else click.echo, on_group=on_group,
+    )
+    for r in rows:
+        r.stats.setdefault("states", r.stats["positions"])  # (a tier with men in hand: plain positions)
+    line = game_value_line(db_path, rules) if whole_game else None
+    noun = "subspaces and tiers" if whole_game else "subspaces"
+    report_rows(rows, time.perf_counter() - t0, db_path, rules, as_json, noun, columns=("states", "seconds", "status"), **({"game_value": line} if whole_game else {}))
+    if line and not as_json:
+        click.echo(line)
+
+
 SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?(?:E\d+)?)\s*([KMGT]?)(?:I?B)?\s*$")
 
 
@@ -181,9 +238,9 @@ def parse_size(text: str) -> int:
     return int(float(m.group(1)) * 1024 ** " KMGT".index(m.group(2) or " "))
 
 
-def report_rows(rows, secs, db_path, rules, as_json, noun, millions=False, **extra) -> None:
-    """A run's summary: one JSON object, or the table of its subspaces and a line of totals
-    (the rate in M positions/s with ``millions``, else in positions/s)."""
+def report_rows(rows, secs, db_path, rules, as_json, noun, millions=False, columns=("seconds", "status"), **extra) -> None:
+    """A run's summary: one JSON object, or the table of its subspaces (``columns`` after the
+    values) and a line of totals (the rate in M positions/s with ``millions``, else in positions/s)."""
     new = [r for r in rows if not r.skipped]
     positions = sum(r.stats["positions"] for r in new)
     if as_json:
@@ -195,7 +252,7 @@ def report_rows(rows, secs, db_path, rules, as_json, noun, millions=False, **ext
         )
         return
     table = [dict(r.stats, status="skipped" if r.skipped else "solved") for r in rows]
-    click.echo(format_table(table, extra=("seconds", "status")))
+    click.echo(format_table(table, extra=columns))
     rate = ""
     if new and secs > 0:
         rate = f" ({positions / secs / 1e6:.2f} M positions/s)" if millions else f" ({positions / secs:,.0f} positions/s)"

@@ -97,8 +97,10 @@ def solve_whole(
     return run_stages(rules, db_path, stages, threads, progress, echo, on_group)
 
 
-def run_stages(rules, db_path, stages, threads, progress, echo, on_job) -> list[SolveRow]:
-    """The loop: under the writer lock, each stage's jobs in order, skipping the finished ones."""
+def run_stages(rules, db_path, stages, threads, progress, echo, on_job, solve_rules=None) -> list[SolveRow]:
+    """The loop: under the writer lock, each stage's jobs in order, skipping the finished ones.
+    ``solve_rules``: the rules the jobs are solved with, where they differ from the database's
+    (the history rule's placing tiers are plain positions: ``history.run``)."""
     use_threads(threads)
     on_job = on_job or (lambda rows: None)
     db_path = Path(db_path)
@@ -124,7 +126,7 @@ def run_stages(rules, db_path, stages, threads, progress, echo, on_job) -> list[
                                 echo(f"{job.name}: done already, skipped")
                         else:
                             held.keep_for(stage.jobs[i:])
-                            written = solve_job(rules, index, job, held, progress and bar is None)
+                            written = solve_job(solve_rules or rules, index, job, held, progress and bar is None)
                             add_subspaces(db_path, rules, written)
                             held.keep_for(stage.jobs[i + 1 :], [(stats_tier(st), v) for v, st in written])
                             held.db.close()

@@ -29,7 +29,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     # closes another forbids closing the opened one on the next move)
     "reclose": ("allowed", "same-man", "running-mill"),
 }
-# options whose non-standard values only the plain reference (tests/reference_history.py) handles
+# options whose non-standard values only solver.history (and the plain reference) handle
 HISTORY_OPTIONS = ("reclose",)
 MEN_RANGE = range(3, 13)
 
@@ -85,11 +85,11 @@ class RuleSet:
 
     def require_plain_history(self) -> None:
         """Raise RulesError (one line) unless the rule set's positions are plain: the history rule
-        (``reclose``) needs states the engine, the databases and the commands do not hold yet."""
+        (``reclose``) needs states that only ``solver.history`` and the commands built on it hold."""
         if self.reclose != "allowed":
             raise RulesError(
-                f"option reclose={self.reclose} is a history rule (docs/history-rule.md) that only the plain "
-                "reference solves so far; the engine, databases and commands take reclose=allowed"
+                f"option reclose={self.reclose} is a history rule (docs/history-rule.md): morris solve, query, "
+                "info, verify and moves take it; the plain engine and the other commands take reclose=allowed"
             )
 
     def kernel_options(self) -> np.ndarray:

@@ -19,6 +19,7 @@ from .files import (
     check_header,
     default_path,
     exists,
+    is_history,
     open_h5,
     solve_command,
     subspace_dir,
@@ -52,6 +53,7 @@ class SubspaceInfo:
     bytes_on_disk: int
     checksum: str
     file: Path
+    history: dict | None = None  # the history rule's side table's attrs (/history/<name>), if any
 
     @property
     def name(self) -> str:
@@ -88,6 +90,7 @@ class Database:
         self._chunks: OrderedDict[tuple[str, int], np.ndarray] = OrderedDict()  # inflated, most recent last
         self._ultra_attrs: dict = {}  # the main file's draw-rank attributes (``storage.ranks``)
         self._from_book: set[str] = set()  # tiers add_book answers
+        self._side_keys: dict[str, np.ndarray] = {}  # the history rule's side tables' keys, as read
         if not exists(self.path):
             if must_exist:
                 raise DatabaseError(f"no database at {self.path} (build one with: {solve_command(rules, None, self.path)})")
@@ -130,11 +133,12 @@ class Database:
             group = subspaces_group(f, file)
             if file.parent == subspace_dir(self.path) and file.stem not in group:
                 raise DatabaseError(f"{file} is damaged: it has no subspace {file.stem}")
+            side = f.get("history")
             for name in group:
                 if not skip or name not in skip:
-                    self._add(name, group[name], file)
+                    self._add(name, group[name], file, dict(side[name].attrs) if side is not None and name in side else None)
 
-    def _add(self, name: str, ds: h5py.Dataset, file: Path) -> None:
+    def _add(self, name: str, ds: h5py.Dataset, file: Path, side: dict | None = None) -> None:
         if name in self._info:
             return
         if not isinstance(ds, h5py.Dataset):
@@ -146,7 +150,7 @@ class Database:
             slots=int(a["slots"]), win=int(a["win"]), draw=int(a["draw"]), loss=int(a["loss"]),
             max_win=int(a["max_win"]), max_loss=int(a["max_loss"]), max_plies=int(a["max_plies"]),
             seconds=float(a["seconds"]), cpu_seconds=float(a.get("cpu_seconds", 0.0)), bytes_on_disk=int(ds.id.get_storage_size()),
-            checksum=str(a["checksum"]), file=file,
+            checksum=str(a["checksum"]), file=file, history=side,
         )
 
     def add_book(self, path: Path) -> int:
@@ -266,8 +270,7 @@ class Database:
                 try:
                     chunk = chunks.read_chunk(ds, int(c) * size)
                 except (OSError, ValueError) as e:
-                    info = self._info[name]
-                    raise DatabaseError(f"subspace {name} in {info.file} is corrupt: {e}") from None
+                    raise DatabaseError(f"subspace {name} in {ds.file.filename} is corrupt: {e}") from None
                 if chunk is None:
                     return None
                 self._chunks[key] = chunk
@@ -278,6 +281,42 @@ class Database:
             at = which == c
             out[at] = chunk[slots[at] - int(c) * size]
         return out
+
+    # -- the history rule's side tables (/history/<name>; files.py) ----------------------------------
+    def history_group(self, a: int, b: int) -> h5py.Group:
+        """``/history/<a-b>`` of a moving subspace: ``keys`` and ``values`` of its states with a
+        record, and their attrs."""
+        info = self.info(a, b)
+        if info.history is None:
+            why = "it has no" if is_history(self.rules) else "a database of a rule set without the history rule has no"
+            raise DatabaseError(f"{info.file}: {why} side table /history/{info.name} (the states with a ban)")
+        return self._file(info.file)["history"][info.name]
+
+    def history_keys(self, a: int, b: int) -> np.ndarray:
+        """The keys of subspace (a, b)'s states with a record, whole (kept: a lookup searches them)."""
+        name = subspace_name(a, b)
+        if name not in self._side_keys:
+            self._side_keys[name] = self._whole(self.history_group(a, b)["keys"], f"the side table of {name}")
+        return self._side_keys[name]
+
+    def history_values(self, a: int, b: int) -> np.ndarray:
+        """The values of those states, whole, in the order of their keys."""
+        return self._whole(self.history_group(a, b)["values"], f"the side table of {subspace_name(a, b)}")
+
+    def read_history(self, a: int, b: int, rows: np.ndarray) -> np.ndarray:
+        """The values of the side table's ``rows`` (indices into its keys)."""
+        ds = self.history_group(a, b)["values"]
+        rows = np.asarray(rows, dtype=np.int64)
+        if rows.size == 0:
+            return np.zeros(0, dtype=np.uint16)
+        got = self._read_by_chunks(f"history/{subspace_name(a, b)}", ds, rows)
+        return got if got is not None else ds[...][rows]
+
+    def _whole(self, ds: h5py.Dataset, what: str) -> np.ndarray:
+        try:
+            return chunks.read_values(ds)
+        except (OSError, zlib.error, ValueError) as e:
+            raise DatabaseError(f"{what} in {ds.file.filename} is corrupt: {e}") from None
 
     # -- draw ranks (ultra-strong play; storage.ranks) ---------------------------------------------
     def ranks_state(self) -> str:
@@ -326,6 +365,7 @@ class Database:
 
     def close(self) -> None:
         self._chunks.clear()
+        self._side_keys.clear()
         for h in self._handles.values():
             h.close()
         self._handles.clear()

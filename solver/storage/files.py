@@ -8,11 +8,24 @@ Layout (format version 3; the README's "Database layout" section says the same f
       /subspaces/<name>         an HDF5 external link to /subspaces/<name> in "X.h5.d/<name>.h5"
                                 (relative: HDF5 looks for it beside the main file, from any working
                                 directory, so the file and its folder can move together)
+      /history/<name>           (the history rule only) a link to /history/<name> in the same file
     X.h5.d/<name>.h5            one subspace: the same root attrs, and
       /subspaces/<name>         uint16[slots], chunked, gzip + shuffle; attrs: mover, opponent,
                                 mover_hand, opponent_hand, positions, slots, win, draw, loss,
                                 max_win, max_loss, max_plies, seconds, cpu_seconds, checksum
                                 ("sha256:<hex>" of the little-endian values)
+      /history/<name>           under the history rule (rules' reclose is not "allowed"; issue 23,
+                                docs/history-rule.md), in the file of each moving subspace only:
+                                its states with a ban or a pending ban, beside the plain positions
+                                that /subspaces/<name> holds as in any database:
+        keys                    int64[states with a record], ascending: slot << 20 | ban << 10 |
+                                pending (the record codes of solver.history.records)
+        values                  uint16[the same], the value of the state of keys[i] (solver.values'
+                                codes); both chunked, gzip + shuffle like the values
+                                attrs: history_format, reclose, states (positions + keys), keys,
+                                win, draw, loss, max_win, max_loss (over every state, the positions
+                                included), checksum ("sha256:<hex>" of the keys as little-endian
+                                int64, then the values as little-endian uint16)
 
 A subspace is a tier (a, b, ha, hb): men on the board of the side to move and of the opponent,
 then the men each holds in hand; <name> is ``a-b`` in the moving phase (no men in hand) and
@@ -58,6 +71,8 @@ READS_VERSIONS = (1, 2, 3)
 INDEX_SCHEME = "orbit-rep-colex/1"
 CHUNK = 1 << 16  # 128 KiB of values: a single probe decompresses one chunk
 CHUNK_CACHE = 256 << 20  # bytes of decompressed chunks kept per open file
+HISTORY_FORMAT = 1  # the side table of the history rule's states (/history/<name>)
+HISTORY_STAT_KEYS = ("states", "win", "draw", "loss", "max_win", "max_loss")
 STAT_KEYS = ("mover", "opponent", "mover_hand", "opponent_hand", "positions", "slots", "win", "draw", "loss", "max_win", "max_loss", "max_plies", "seconds", "cpu_seconds")
 
 
@@ -75,6 +90,18 @@ def code_version() -> str:
 
 def checksum(values: np.ndarray) -> str:
     return "sha256:" + hashlib.sha256(np.ascontiguousarray(values, dtype="<u2").tobytes()).hexdigest()
+
+
+def history_checksum(keys: np.ndarray, values: np.ndarray) -> str:
+    """The side table's checksum: the keys as little-endian int64, then the values as uint16."""
+    digest = hashlib.sha256(np.ascontiguousarray(keys, dtype="<i8").tobytes())
+    digest.update(np.ascontiguousarray(values, dtype="<u2").tobytes())
+    return "sha256:" + digest.hexdigest()
+
+
+def is_history(rules: RuleSet) -> bool:
+    """Whether a database of ``rules`` holds the history rule's side tables (/history/<name>)."""
+    return rules.reclose != "allowed"
 
 
 def subspace_name(a: int, b: int, ha: int = 0, hb: int = 0) -> str:
@@ -185,7 +212,8 @@ def subspaces_group(f: h5py.File, path: Path) -> h5py.Group:
     return group
 
 
-def _write_dataset(group: h5py.Group, name: str, values: np.ndarray, stats: dict) -> None:
+def _chunked(group: h5py.Group, name: str, values: np.ndarray) -> tuple[h5py.Dataset, str]:
+    """``values`` as a chunked dataset (gzip + shuffle, ``chunks.write_values``) and its checksum."""
     ds = group.create_dataset(
         name,
         shape=values.shape,
@@ -195,9 +223,30 @@ def _write_dataset(group: h5py.Group, name: str, values: np.ndarray, stats: dict
         compression_opts=chunks.LEVEL,  # (what HDF5 would write with; chunks.py writes ISA-L)
         shuffle=True,
     )
+    return ds, chunks.write_values(ds, values)
+
+
+def _write_dataset(group: h5py.Group, name: str, values: np.ndarray, stats: dict) -> None:
+    ds, digest = _chunked(group, name, values)
     for key in STAT_KEYS:
         ds.attrs[key] = stats.get(key, 0) if key.endswith("_hand") else stats[key]
-    ds.attrs["checksum"] = chunks.write_values(ds, values)
+    ds.attrs["checksum"] = digest
+
+
+def _write_history(f: h5py.File, rules: RuleSet, name: str, side: dict) -> None:
+    """``/history/<name>``: the keys and values of the states with a record, and their tallies
+    (``side``: keys, values and HISTORY_STAT_KEYS)."""
+    g = f.require_group("history").create_group(name)
+    keys = np.ascontiguousarray(side["keys"], dtype=np.int64)
+    values = np.ascontiguousarray(side["values"], dtype=np.uint16)
+    _chunked(g, "keys", keys)
+    _chunked(g, "values", values)
+    g.attrs["history_format"] = HISTORY_FORMAT
+    g.attrs["reclose"] = rules.reclose
+    g.attrs["keys"] = len(keys)
+    for key in HISTORY_STAT_KEYS:
+        g.attrs[key] = side[key]
+    g.attrs["checksum"] = history_checksum(keys, values)
 
 
 def fsync_path(path: Path) -> None:
@@ -228,12 +277,19 @@ def _write_atomic(final: Path, fill: Callable[[h5py.File], None]) -> None:
     fsync_path(final.parent)
 
 
-def write_subspace(path: Path, rules: RuleSet, values: np.ndarray, stats: dict) -> None:
+def write_subspace(path: Path, rules: RuleSet, values: np.ndarray, stats: dict, side: dict | None = None) -> None:
+    """One subspace's file; ``side``: its history-rule side table (``_write_history``), which a
+    moving subspace of a history database must have."""
     name = subspace_name(stats["mover"], stats["opponent"], stats.get("mover_hand", 0), stats.get("opponent_hand", 0))
+    moving = not (stats.get("mover_hand", 0) or stats.get("opponent_hand", 0))
+    if (side is not None) != (is_history(rules) and moving):
+        raise ValueError(f"subspace {name}: a history rule's moving subspace, and it alone, has a side table")
 
     def fill(f: h5py.File) -> None:
         _write_header(f, rules)
         _write_dataset(f["subspaces"], name, values, stats)
+        if side is not None:
+            _write_history(f, rules, name, side)
 
     _write_atomic(subspace_file(path, name), fill)
 
@@ -246,6 +302,8 @@ def copy_subspace(path: Path, rules: RuleSet, name: str, source: Path) -> None:
         with open_h5(source) as src:
             _write_header(f, rules, str(src.attrs.get("created", "")) or None)
             src.copy(src["subspaces"][name], f["subspaces"], name)
+            if "history" in src and name in src["history"]:
+                src.copy(src["history"][name], f.require_group("history"), name)
 
     _write_atomic(subspace_file(path, name), fill)
 
@@ -278,6 +336,8 @@ def write_main(path: Path, rules: RuleSet, created: str | None, extra: dict | No
             f.attrs[key] = value
         for name in names:
             f["subspaces"][name] = h5py.ExternalLink(link_target(path, name), f"/subspaces/{name}")
+            if is_history(rules) and not any(parse_tier(name)[2:]):
+                f.require_group("history")[name] = h5py.ExternalLink(link_target(path, name), f"/history/{name}")
 
     _write_atomic(path, fill)
 

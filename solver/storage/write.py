@@ -25,26 +25,28 @@ from .files import (
     subspace_dir,
     subspace_file,
     subspace_files,
+    subspace_name,
     v1_parts,
     write_main,
     write_subspace,
 )
 
 
-def add_subspaces(path: str | os.PathLike, rules: RuleSet, results: list[tuple[np.ndarray, dict]]) -> None:
+def add_subspaces(path: str | os.PathLike, rules: RuleSet, results: list[tuple[np.ndarray, dict]], sides: dict | None = None) -> None:
     """Add solved subspaces (values, stats): each to its own file, then a new main file that
     links them. Whatever the database holds already is neither read nor rewritten (but a format
-    version 1 database is migrated first, once)."""
+    version 1 database is migrated first, once). ``sides``: under the history rule, each moving
+    subspace's side table by its name (``files.write_subspace``)."""
     path = Path(path)
     version, created, _ = main_file(path)
     if version == 1 or v1_parts(path):
         relink(path, rules)
         version, created, _ = main_file(path)
-    write_subspace_files(path, rules, results)
+    write_subspace_files(path, rules, results, sides)
     write_main(path, rules, created)
 
 
-def write_subspace_files(path: str | os.PathLike, rules: RuleSet, results: list[tuple[np.ndarray, dict]]) -> None:
+def write_subspace_files(path: str | os.PathLike, rules: RuleSet, results: list[tuple[np.ndarray, dict]], sides: dict | None = None) -> None:
     """Write solved subspaces (values, stats) each to its own file, and link none: what a cluster
     worker does (the client links them, ``link_subspaces``). Several processes may call this at
     once for different subspaces of one database."""
@@ -54,7 +56,8 @@ def write_subspace_files(path: str | os.PathLike, rules: RuleSet, results: list[
         folder.mkdir(parents=True, exist_ok=True)
         fsync_path(folder.parent)
     for values, stats in results:
-        write_subspace(path, rules, values, stats)
+        name = subspace_name(stats["mover"], stats["opponent"], stats.get("mover_hand", 0), stats.get("opponent_hand", 0))
+        write_subspace(path, rules, values, stats, (sides or {}).get(name))
 
 
 def link_subspaces(path: str | os.PathLike, rules: RuleSet) -> None:

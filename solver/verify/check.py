@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numba
@@ -135,6 +135,11 @@ def verify(
                 held = ", ".join(s.name for s in subs) or "none"
                 raise SubspaceChoiceError(f"--subspace {', '.join(lacking)}: not in {db_path} (it holds {held})")
             subs = [s for s in subs if s.tier in chosen]
+        history = None
+        if db.rules.reclose != "allowed":  # the history rule: its own check of the moving phase's states
+            from ..history.check import check_moving
+
+            history = check_moving(db, {s.name for s in subs if not s.placing})
         run = _Run(db, method if method in (TWIN_WALK, MARKED_WALK, SWEEP) else None)
         check_tier = _TierCheck(db, method if method in (TIER_WALK, TIER_SWEEP, TIER_DIRECT) else None, [s.tier for s in subs if s.placing]).check
         bar = None
@@ -153,7 +158,14 @@ def verify(
                 if s.slots < SERIAL_SLOTS:
                     numba.set_num_threads(1)
                 try:
-                    check = (check_tier if s.placing else run.check)(s, bar.update if bar else None)
+                    if history is not None and not s.placing:
+                        ok, bad, error = history[s.name]
+                        states = int(s.history["states"]) if s.history else s.positions
+                        check = SubspaceCheck(s.name, s.positions, ok, bad, error=error, method=f"states ({states:,}), forward")
+                        if bar:
+                            bar.update(s.positions)
+                    else:
+                        check = (check_tier if s.placing else run.check)(s, bar.update if bar else None)
                 finally:
                     numba.set_num_threads(threads_now)
                 check.seconds = time.perf_counter() - t0
@@ -173,7 +185,9 @@ class _Run:
     def __init__(self, db: Database, method: str | None):
         self.db, self.rules, self.method = db, db.rules, method
         self.index = board_index(self.rules.board)
-        self.g, self.ix = game_tables(self.rules), self.index.tables
+        # (under the history rule the tiers with men in hand are plain positions, and the moving
+        # phase is checked by history.check: the plain moves)
+        self.g, self.ix = game_tables(replace(self.rules, reclose="allowed")), self.index.tables
         self.depth = removal_depth(self.rules)
         self.values = SolvedValues(db.values, depth=self.depth)
         self.not_draws: dict[tuple[int, int], np.ndarray] = {}
@@ -346,7 +360,9 @@ class _TierCheck:
     def __init__(self, db: Database, method: str | None, order: list[tuple[int, int, int, int]]):
         self.db, self.rules, self.method = db, db.rules, method
         self.index = board_index(self.rules.board)
-        self.g, self.ix = game_tables(self.rules), self.index.tables
+        # (under the history rule the tiers with men in hand are plain positions, and the moving
+        # phase is checked by history.check: the plain moves)
+        self.g, self.ix = game_tables(replace(self.rules, reclose="allowed")), self.index.tables
         self.nblocks = BLOCKS_PER_THREAD * numba.get_num_threads()
         self.held: dict[tuple[int, int, int, int], np.ndarray] = {}
         # the last tier of ``order`` that reads each tier (itself, or a successor)

@@ -1,0 +1,143 @@
+"""The history rule through the database and the commands (docs/history-rule.md, section 6):
+``morris solve -o reclose=...`` writes the side tables beside the plain slots, ``query`` reads a
+position with its ``ban``/``pending`` suffix, ``info`` counts the states, ``verify`` checks them
+forward and fails on a changed value, ``moves`` honours the ban; bad input gets one line.
+
+One database, Six Men's Morris with 3 men and the Viking ban (whole game: 10,800 states in the
+moving phase), is solved once for the module (a few seconds)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import h5py
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from solver.cli import main
+from solver.history.solve import solve_moving
+from solver.rules import make_rules
+from solver.storage.files import history_checksum
+
+RULES = ["--rules", "six", "-o", "men=3", "-o", "reclose=same-man"]
+DECIDES = "W:a1,a3,b2 B:b4,c4,d3 w"  # docs/history-rule.md 3.1: only the pending ban decides
+
+
+def run(*args):
+    result = CliRunner().invoke(main, list(args))
+    assert "Traceback" not in result.output, result.output
+    return result
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("history") / "six3.h5"
+    result = run("solve", *RULES, "--whole-game", "--db", str(path), "--json")
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(x) for x in result.stdout.splitlines()]
+    assert lines[-1]["event"] == "summary" and lines[-1]["solved"] == 7 and "a draw" in lines[-1]["game_value"]
+    return path
+
+
+def test_solve_writes_the_side_table_that_h5py_reads(db):
+    rules = make_rules("six", ["men=3", "reclose=same-man"])
+    h = solve_moving(rules, [(3, 3)])[3, 3]
+    with h5py.File(db) as f:
+        keys, values = f["history/3-3/keys"][...], f["history/3-3/values"][...]
+        attrs = dict(f["history/3-3"].attrs)
+        assert np.array_equal(f["subspaces/3-3"][...], h.values[: h.slots])  # the plain slots, as any database
+    assert np.array_equal(keys, h.keys) and np.array_equal(values, h.values[h.slots :])
+    assert attrs["states"] == 10_800 and attrs["keys"] == len(keys) == 688 and attrs["reclose"] == "same-man"
+    assert attrs["win"] + attrs["draw"] + attrs["loss"] == attrs["states"]
+    assert attrs["checksum"] == history_checksum(keys, values)
+
+
+def test_a_rerun_skips_what_the_database_holds(db):
+    result = run("solve", *RULES, "--whole-game", "--db", str(db), "--json")
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout.splitlines()[-1])
+    assert summary["solved"] == 0 and summary["skipped"] == 7
+
+
+def test_query_a_ban_that_decides(db):
+    plain = json.loads(run("query", "--db", str(db), "--json", DECIDES).stdout)
+    banned = json.loads(run("query", "--db", str(db), "--json", DECIDES + " pending d3-d4").stdout)
+    assert (plain["value"], plain["plies"]) == ("loss", 2)
+    assert (banned["value"], banned["plies"]) == ("win", 5) and banned["position"].endswith(" w pending d3-d4")
+    best = banned["moves"][0]
+    assert (best["move"], best["value"], best["plies"]) == ("b2-b3", "win", 5)
+    assert best["after"] == "WW..WB..B..B.... b ban d3-d4"  # Black's pending ban is active now
+    # that successor: the ban forbids Black's d3-d4 (each removal), and Black loses in 4
+    after = run("query", "--db", str(db), best["after"])
+    assert after.exit_code == 0 and "Black to move: loss in 4 plies" in after.stdout
+    assert "note: the ban forbids d3-d4xa1 d3-d4xa3 d3-d4xb3" in after.stdout
+    # a ban that forbids nothing here is dropped: the plain state, said so
+    dead = run("query", "--db", str(db), DECIDES + " ban b2-b3")
+    assert "loss in 2 plies" in dead.stdout and "not live" in dead.stdout
+
+
+def test_placing_positions_are_plain_and_info_counts_the_states(db):
+    start = json.loads(run("query", "--db", str(db), "--json", "................ w 3 3").stdout)
+    assert start["value"] == "draw" and len(start["moves"]) == 16
+    info = json.loads(run("info", "--db", str(db), "--json").stdout)
+    moving = [s for s in info["subspaces"] if s["mover_hand"] == s["opponent_hand"] == 0]
+    assert [(s["positions"], s["states"]) for s in moving] == [(10_112, 10_800)]
+    text = run("info", "--db", str(db)).stdout
+    assert "states" in text.splitlines()[1] and "14,453 states" in text
+
+
+def test_moves_honour_the_ban():
+    out = run("moves", *RULES, "W:a1,a3,b3 B:b4,c4,d3 b ban d3-d4").stdout
+    assert out.split(":")[1].split() == ["c4-c5", "c4-d4", "d3-d2", "d3-e3", "(the", "ban", "forbids", "d3-d4xa1", "d3-d4xa3", "d3-d4xb3)"]
+
+
+def test_verify_passes_then_fails_on_a_changed_value(db, tmp_path):
+    ok = run("verify", "--db", str(db), "-q")
+    assert ok.exit_code == 0 and "OK: 7 subspaces" in ok.stdout
+    bad = tmp_path / "bad.h5"
+    shutil.copy(db, bad)
+    shutil.copytree(str(db) + ".d", str(bad) + ".d")
+    with h5py.File(str(bad) + ".d/3-3.h5", "r+") as f:
+        ds = f["history/3-3/values"]
+        v = ds[...]
+        i = int(np.flatnonzero(v != 0)[3])
+        v[i] += 2  # the same side wins (or loses) two plies later
+        ds[...] = v
+        f["history/3-3"].attrs["checksum"] = history_checksum(f["history/3-3/keys"][...], v)  # only the forward check sees it
+    failed = run("verify", "--db", str(bad), "-q")
+    assert failed.exit_code == 1
+    row = next(line for line in failed.stdout.splitlines() if line.split()[0] == "3-3")
+    assert row.split()[2:4] == ["ok", "1"] and "FAILED: 1 of 7 subspaces" in failed.stderr
+
+
+@pytest.mark.parametrize(
+    "args, code, start",
+    [
+        (["query", "--db", "{db}", DECIDES + " pending x9-d4"], 2, "error: unknown point 'x9'"),
+        (["query", "--db", "{db}", DECIDES + " pending d3-d4 ban b2-c2"], 2, "error: write 'ban' before 'pending'"),
+        (["query", "--db", "{db}", DECIDES + " ban"], 2, "error: 'ban' needs a ban after it"),
+        (["query", "--rules", "six", "-o", "men=3", "--db", "{db}", DECIDES], 1, "error: {db} holds the rule set 'six men=3 reclose=same-man'"),
+        (["moves", "--rules", "six", DECIDES + " pending d3-d4"], 2, "error: a position with 'ban' or 'pending' belongs to the history rule"),
+        (["solve", "--rules", "six", "-o", "reclose=same-man", "-o", "blocked=passes"], 2, "error: the history rule's engine does not handle blocked=passes"),
+        (["solve", *RULES, "--max-memory", "0.1MiB", "--db", "{db}x"], 1, "error: the history rule's engine holds every state in memory"),
+        (["play", "--db", "{db}"], 2, "error: option reclose=same-man is a history rule"),
+    ],
+)
+def test_bad_input_gets_one_line(db, args, code, start):
+    result = run(*(a.format(db=db) for a in args))
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == code and len(lines) == 1 and lines[0].startswith(start.format(db=db)), result.stderr
+
+
+def test_a_ban_under_a_plain_database_is_refused(tmp_path):
+    path = tmp_path / "plain.h5"
+    assert run("solve", "--rules", "six", "-o", "men=3", "--max-men", "3", "--db", str(path), "-q").exit_code == 0
+    result = run("query", "--db", str(path), DECIDES + " pending d3-d4")
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [
+        f"error: a position with 'ban' or 'pending' belongs to the history rule (option reclose), which this reads without: '{DECIDES} pending d3-d4'"
+    ]
+    with h5py.File(path) as f:
+        assert "history" not in f and "history" not in h5py.File(str(path) + ".d/3-3.h5")

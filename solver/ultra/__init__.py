@@ -3,8 +3,10 @@
 ``secval`` gives each tier Malom's sector value from the strong solution's statistics; ``graph``
 collects the drawn positions and the drawing moves between them; ``ranks`` runs Malom's
 multi-valued retrograde analysis over that graph; ``implicit`` runs it on the moving phase without
-a graph (counts and un-moves, a few bytes a slot: the way to the 9-men game); ``store`` computes them for a database and
-writes them beside its strong values (``storage.ranks`` reads them); ``playout`` plays games
+a graph (counts and un-moves, a few bytes a slot: the way to the 9-men game), ``placing`` on a
+tier with men in hand (one pass), ``whole`` over the whole game, group by group; ``store``
+computes them for a database (``morris rank``) and writes them beside its strong values
+(``storage.ranks`` reads them); ``playout`` plays games
 between strong, ultra-strong and fallible players (numba kernels, for ``benchmarks/bench_ultra.py``).
 ``docs/ultra-strong.md`` has the definitions, with references to Malom's source.
 
@@ -26,6 +28,7 @@ _WHERE = {
     "move_value": "ranks",
     "rank_draws": "ranks",
     "rank_draws_plain": "ranks",
+    "rank_game": "whole",
     "rank_moving_phase": "implicit",
     "SectorValues": "secval",
     "database_stats": "secval",

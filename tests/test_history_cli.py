@@ -123,6 +123,7 @@ def test_verify_passes_then_fails_on_a_changed_value(db, tmp_path):
         (["solve", "--rules", "six", "-o", "reclose=same-man", "-o", "blocked=passes"], 2, "error: the history rule's engine does not handle blocked=passes"),
         (["solve", *RULES, "--max-memory", "0.1MiB", "--db", "{db}x"], 1, "error: the history rule's engine holds every state in memory"),
         (["play", "--db", "{db}"], 2, "error: option reclose=same-man is a history rule"),
+        (["serve", "--db", "{db}"], 2, "error: option reclose=same-man is a history rule"),
     ],
 )
 def test_bad_input_gets_one_line(db, args, code, start):
@@ -141,3 +142,14 @@ def test_a_ban_under_a_plain_database_is_refused(tmp_path):
     ]
     with h5py.File(path) as f:
         assert "history" not in f and "history" not in h5py.File(str(path) + ".d/3-3.h5")
+
+
+def test_the_python_api_reads_the_suffix(db):
+    from solver.api import open_database
+
+    with open_database(db) as d:
+        an = d.analyse(DECIDES + " pending d3-d4")
+        assert (an.probe.value, an.probe.plies) == ("win", 5) and an.board_string.endswith("w pending d3-d4")
+        assert [m.after_text for m in an.best_moves] == ["WW..WB..B..B.... b ban d3-d4"]
+        plain, banned = d.probe_many([DECIDES, DECIDES + " pending d3-d4"])
+        assert (plain.value, plain.plies, banned.value) == ("loss", 2, "win")

@@ -169,6 +169,9 @@ def open_games(db_paths: list[Path], books: bool = True, strength: str = "strong
         if not exists(path):
             raise DatabaseError(f"no database at {path} (build one with: morris solve --whole-game --db {path})")
         db = open_database(path, book=books)
+        if db.rules.reclose != "allowed":  # (the page and the mainline know no bans)
+            db.close()
+            db.rules.require_plain_history()
         key = game_key(db.rules)
         if key in games:
             db.close()

@@ -121,7 +121,7 @@ def test_verify_passes_then_fails_on_a_changed_value(db, tmp_path):
         (["query", "--rules", "six", "-o", "men=3", "--db", "{db}", DECIDES], 1, "error: {db} holds the rule set 'six men=3 reclose=same-man'"),
         (["moves", "--rules", "six", DECIDES + " pending d3-d4"], 2, "error: a position with 'ban' or 'pending' belongs to the history rule"),
         (["solve", "--rules", "six", "-o", "reclose=same-man", "-o", "blocked=passes"], 2, "error: the history rule's engine does not handle blocked=passes"),
-        (["solve", *RULES, "--max-memory", "0.1MiB", "--db", "{db}x"], 1, "error: the history rule's engine holds every state in memory"),
+        (["solve", *RULES, "--max-memory", "0.01MiB", "--db", "{db}x"], 1, "error: the history rule's engine holds every state in memory"),
         (["play", "--db", "{db}"], 2, "error: option reclose=same-man is a history rule"),
         (["serve", "--db", "{db}"], 2, "error: option reclose=same-man is a history rule"),
     ],

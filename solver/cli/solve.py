@@ -195,15 +195,19 @@ def solve_history_rule(rules, max_men, whole_game, extended, db_path, threads, d
         from ..engine.costs.moving import machine_memory
         from ..history.run import estimate_bytes
 
-        need, allowed = estimate_bytes(rules, subs), parse_size(max_memory) if max_memory else machine_memory()
-        plan = {"event": "plan", "rules": rules.to_dict(), "database": str(db_path), "subspaces": len(closure(rules, subs)), "peak_bytes": need, "memory_bytes": allowed}
+        (need, states), allowed = estimate_bytes(rules, subs), parse_size(max_memory) if max_memory else machine_memory()
+        plan = {
+            "event": "plan", "rules": rules.to_dict(), "database": str(db_path), "subspaces": len(closure(rules, subs)),
+            "states": round(states), "peak_bytes": need, "memory_bytes": allowed,
+        }
         if as_json:
             echo_json(plan)
         else:
             click.echo(
                 f"plan: {rules.describe()} (the history rule) into {db_path}: {plan['subspaces']} moving subspaces"
                 + (" and the placing phase (plain positions)" if whole_game else "")
-                + f"; every state held in memory, about {mib(need):,} MiB at the peak of {mib(allowed):,} MiB allowed"
+                + f"; about {plan['states']:,} states (estimated from a sample), every one held in memory: "
+                f"about {mib(need):,} MiB at the peak of {mib(allowed):,} MiB allowed"
             )
         check_memory(rules, subs, parse_size(max_memory) if max_memory else None)
         return

@@ -22,7 +22,6 @@ from ..engine.kernels.codes import tally
 from ..engine.order import check_solvable, pairs_up_to, placing_groups, placing_jobs
 from ..engine.run import SolveRow, Stage, run_stages, stats_of
 from ..errors import PlanError
-from ..index import board_index
 from ..jit import use_threads
 from ..rules.rulesets import RuleSet
 from ..storage.database import Database
@@ -33,12 +32,9 @@ from ..tiers import whole_game_tiers
 from .solve import HistorySubspace, closure, moving_groups, solve_moving
 from .tables import check_supported, plain_rules
 
-# Estimate of a run's memory: the engine holds every state of the run (values, side-table keys,
-# and a solved copy while each group is solved), about BYTES_PER_STATE bytes a state at its peak;
-# states per slot measured at most 1.85 (standard board, 3-3: flying makes many records; the six
-# board to 6-6 at most 1.62, the standard board to 5-5 otherwise 1.18 to 1.69).
-BYTES_PER_STATE = 15
-STATES_PER_SLOT = 2.0
+# What the solve holds besides the group at work (``plan.GroupPlan.bytes``): every subspace solved
+# before, as ``solve_moving`` keeps them (2 bytes a state, 1.25 a slot).
+HELD_STATE, HELD_SLOT = 2, 1.25
 
 
 def moving_subspaces(rules: RuleSet, max_men: int | None, whole_game: bool) -> list[tuple[int, int]]:
@@ -50,21 +46,27 @@ def moving_subspaces(rules: RuleSet, max_men: int | None, whole_game: bool) -> l
     return sorted({s for a, b in pairs_up_to(max_men) for s in ((a, b), (b, a))})
 
 
-def estimate_bytes(rules: RuleSet, subspaces) -> int:
-    """The in-memory solve's peak, estimated: BYTES_PER_STATE x STATES_PER_SLOT x every slot of
-    the subspaces it solves (``subspaces`` and what they lead to)."""
-    index = board_index(rules.board)
-    return int(BYTES_PER_STATE * STATES_PER_SLOT * sum(index.slots(a, b) for a, b in closure(rules, subspaces)))
+def estimate_bytes(rules: RuleSet, subspaces) -> tuple[int, float]:
+    """(peak bytes, states) of the in-memory solve of ``subspaces`` and what they lead to:
+    each group's own (``plan.plan``: states estimated from a sample of slots) with every group
+    solved before it."""
+    from .plan import plan
+
+    peak = held = states = 0.0
+    for g in plan(rules, subspaces):
+        peak = max(peak, g.bytes + held)
+        held += HELD_STATE * g.states + HELD_SLOT * g.slots
+        states += g.states
+    return int(peak), states
 
 
 def check_memory(rules: RuleSet, subspaces, limit: int | None) -> int:
     """PlanError (one line) where the estimate exceeds ``limit`` (or the machine's memory)."""
-    need, allowed = estimate_bytes(rules, subspaces), limit or machine_memory()
+    (need, states), allowed = estimate_bytes(rules, subspaces), limit or machine_memory()
     if need > allowed:
         raise PlanError(
             f"the history rule's engine holds every state in memory: about {mib(need):,} MiB for these "
-            f"subspaces ({BYTES_PER_STATE} bytes a state, up to {STATES_PER_SLOT:g} states a slot), more than the "
-            f"{mib(allowed):,} MiB allowed (--max-memory); solve fewer men"
+            f"subspaces ({states:,.0f} states, estimated), more than the {mib(allowed):,} MiB allowed (--max-memory); solve fewer men"
         )
     return need
 
@@ -144,6 +146,8 @@ def solve_history(
                 written = [(p.values[: p.slots], subspace_stats(p, seconds, cpu)) for p in parts]
                 add_subspaces(db_path, rules, written, sides)
                 new = [SolveRow(with_states(st, sides[subspace_name(st["mover"], st["opponent"])]), skipped=False) for _, st in written]
+                for p in parts:
+                    p._stored = None  # (the stored layout, kept by HistorySubspace: not needed again)
                 rows.extend(new)
                 on_group(new)
                 echo(f"{' and '.join(subspace_name(p.a, p.b) for p in parts)}: {sum(r.stats['states'] for r in new):,} states in {seconds:.1f} s")

@@ -206,8 +206,8 @@ def solve_history_rule(rules, max_men, whole_game, extended, db_path, threads, d
             click.echo(
                 f"plan: {rules.describe()} (the history rule) into {db_path}: {plan['subspaces']} moving subspaces"
                 + (" and the placing phase (plain positions)" if whole_game else "")
-                + f"; about {plan['states']:,} states (estimated from a sample), every one held in memory: "
-                f"about {mib(need):,} MiB at the peak of {mib(allowed):,} MiB allowed"
+                + f"; about {plan['states']:,} states (estimated from a sample), one group at a time with what "
+                f"its removals read: about {mib(need):,} MiB at the peak, of {mib(allowed):,} MiB allowed"
             )
         check_memory(rules, subs, parse_size(max_memory) if max_memory else None)
         return

@@ -30,11 +30,9 @@ from ..storage.lock import writer_lock
 from ..storage.write import add_subspaces, relink
 from ..tiers import whole_game_tiers
 from .solve import HistorySubspace, closure, moving_groups, solve_moving
+from .store import load_moving
 from .tables import check_supported, plain_rules
 
-# What the solve holds besides the group at work (``plan.GroupPlan.bytes``): every subspace solved
-# before, as ``solve_moving`` keeps them (2 bytes a state, 1.25 a slot).
-HELD_STATE, HELD_SLOT = 2, 1.25
 
 
 def moving_subspaces(rules: RuleSet, max_men: int | None, whole_game: bool) -> list[tuple[int, int]]:
@@ -47,17 +45,13 @@ def moving_subspaces(rules: RuleSet, max_men: int | None, whole_game: bool) -> l
 
 
 def estimate_bytes(rules: RuleSet, subspaces) -> tuple[int, float]:
-    """(peak bytes, states) of the in-memory solve of ``subspaces`` and what they lead to:
-    each group's own (``plan.plan``: states estimated from a sample of slots) with every group
-    solved before it."""
+    """(peak bytes, states) of the solve of ``subspaces`` and what they lead to: the largest
+    group with the subspaces it reads (``plan.plan``: states estimated from a sample of slots),
+    as ``solve_moving`` holds them, one group at a time."""
     from .plan import plan
 
-    peak = held = states = 0.0
-    for g in plan(rules, subspaces):
-        peak = max(peak, g.bytes + held)
-        held += HELD_STATE * g.states + HELD_SLOT * g.slots
-        states += g.states
-    return int(peak), states
+    groups = plan(rules, subspaces)
+    return int(max((g.bytes for g in groups), default=0)), sum(g.states for g in groups)
 
 
 def check_memory(rules: RuleSet, subspaces, limit: int | None) -> int:
@@ -65,8 +59,8 @@ def check_memory(rules: RuleSet, subspaces, limit: int | None) -> int:
     (need, states), allowed = estimate_bytes(rules, subspaces), limit or machine_memory()
     if need > allowed:
         raise PlanError(
-            f"the history rule's engine holds every state in memory: about {mib(need):,} MiB for these "
-            f"subspaces ({states:,.0f} states, estimated), more than the {mib(allowed):,} MiB allowed (--max-memory); solve fewer men"
+            f"the history rule's engine needs about {mib(need):,} MiB for its largest group of these subspaces "
+            f"({states:,.0f} states in all, estimated), more than the {mib(allowed):,} MiB allowed (--max-memory); solve fewer men"
         )
     return need
 
@@ -139,9 +133,6 @@ def solve_history(
                 now = [time.perf_counter(), time.process_time()]
                 seconds, cpu = now[0] - clock[0], now[1] - clock[1]
                 clock[:] = now
-                if tuple(group[0]) in done:
-                    rows.extend(_skipped([held[tuple(s)] for s in group], echo, on_group))
-                    return
                 sides = {subspace_name(p.a, p.b): side_table(p) for p in parts}
                 written = [(p.values[: p.slots], subspace_stats(p, seconds, cpu)) for p in parts]
                 add_subspaces(db_path, rules, written, sides)
@@ -152,7 +143,16 @@ def solve_history(
                 on_group(new)
                 echo(f"{' and '.join(subspace_name(p.a, p.b) for p in parts)}: {sum(r.stats['states'] for r in new):,} states in {seconds:.1f} s")
 
-            solve_moving(rules, subs, finished)
+            stored = {s for g in groups if tuple(g[0]) in done for s in g}
+            for g in groups:
+                if tuple(g[0]) in done:
+                    rows += _skipped([held[s] for s in g], echo, on_group)
+
+            def load(a, b):
+                with Database(db_path, rules) as db:
+                    return load_moving(db, rules, {subspace_name(a, b)})[a, b]
+
+            solve_moving(rules, subs, finished, stored=stored, load=load, keep=False)
     if whole_game:
         plain = plain_rules(rules)
         jobs = placing_jobs(plain, placing_groups(plain))

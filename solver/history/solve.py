@@ -186,16 +186,35 @@ def solve_group(rules: RuleSet, group: list[tuple[int, int]], inputs: list[Histo
     return halves
 
 
-def solve_moving(rules: RuleSet, subspaces, progress=None) -> dict[tuple[int, int], HistorySubspace]:
-    """Every state of the moving subspaces ``subspaces`` and of what their removals reach."""
+def solve_moving(rules: RuleSet, subspaces, progress=None, stored=frozenset(), load=None, keep: bool = True) -> dict[tuple[int, int], HistorySubspace]:
+    """Every state of the moving subspaces ``subspaces`` and of what their removals reach, group
+    by group; ``progress(group, halves)`` hears each group solved. A group whose subspaces are all
+    in ``stored`` is skipped, and what a later group reads of it comes from ``load(a, b)`` (a
+    ``HistorySubspace``). With ``keep`` False, a group's states are dropped once no later group
+    reads them, so that a run holds one group and its inputs: the result then holds what is left."""
     check_supported(rules)
+    groups = [g for g in moving_groups(closure(rules, subspaces))]
+    reads = [sorted({t for a, b in g for t in removal_targets(rules, a, b)}) for g in groups]
     result: dict[tuple[int, int], HistorySubspace] = {}
-    for group in moving_groups(closure(rules, subspaces)):
-        needed = sorted({t for a, b in group for t in removal_targets(rules, a, b)})
-        for h in solve_group(rules, group, [result[t] for t in needed]):
+    for i, group in enumerate(groups):
+        if all(s in stored for s in group):
+            continue
+        inputs = []
+        for t in reads[i]:
+            if t not in result:
+                if load is None:
+                    raise RulesError(f"history engine: subspace {t[0]}-{t[1]} is needed but neither solved nor given")
+                result[t] = load(*t)
+            inputs.append(result[t])
+        for h in solve_group(rules, group, inputs):
             result[h.a, h.b] = h
         if progress:
             progress(group, [result[s] for s in group])
+        if not keep:
+            later = {t for r in reads[i + 1 :] for t in r}
+            for t in list(result):
+                if t not in later:
+                    del result[t]
     return result
 
 

@@ -44,11 +44,25 @@ MEM="--max-memory 16GiB"
 declare -A SOLVE=([lasker]="$MEM" [morabaraba]="$MEM" [per-mill]="$MEM" [optional]="$MEM" [passes]="$MEM" [diagonal]="$MEM")
 # the old rule sets first: each is solved and verified within a session or so, Lasker and
 # Morabaraba take several
-ORDER=(no-flying viking per-mill optional passes diagonal lasker morabaraba)
+# ("ultra": not a game but issue 22's draw ranks of data/standard.h5, morris rank, about 3 hours)
+ORDER=(no-flying viking ultra per-mill optional passes diagonal lasker morabaraba)
 
 names=("$@")
 [[ ${#names[@]} -gt 0 ]] || names=("${ORDER[@]}")
 for name in "${names[@]}"; do
+    if [[ $name == ultra ]]; then
+        # the standard game's draw ranks (issue 22), written beside its strong values; resumes
+        if [[ -f data/ultra.step && "$(cat data/ultra.step)" == done ]]; then
+            echo "ultra: done (data/ultra.step)"
+            continue
+        fi
+        echo "ultra: rank ($(date -u +%FT%TZ))"
+        echo "=== run $(date -u +%FT%TZ)" >> data/ultra.time.log
+        /usr/bin/time -v morris rank --db data/standard.h5 --max-memory 16GiB --json >> data/ultra.jsonl 2>> data/ultra.time.log
+        echo done > data/ultra.step
+        echo "ultra: done ($(date -u +%FT%TZ))"
+        continue
+    fi
     [[ -n "${RULES[$name]:-}" ]] || { echo "unknown game $name (one of: ${ORDER[*]})" >&2; exit 2; }
     # shellcheck disable=SC2086  # the options are words
     set -- ${RULES[$name]}

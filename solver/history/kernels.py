@@ -35,8 +35,11 @@ from ..index.kernels import unrank_position
 from ..jit import helper
 from ..rules.bits import ctz, popcount
 from ..rules.movegen import MAX_MOVES, OPT_FULL_DRAW, apply_move, generate_moves
-from .records import closes, flies, forbids, list_records, live, made, point_of
-from .states import C0, PEND_MASK, admissible, first_state, position_codes, scratch, state_number
+from .records import closes, flies, forbids, image_of, list_records, live, made, point_of
+from .states import (
+    C0, PEND_MASK, admissible, canonical_position, first_state, mapped_sorted, position_codes, rank_in_lists, scratch,
+    state_number,
+)
 from .tables import CODE_BITS
 
 NOLOSS = 0xFFFE  # a removal's outcome: one of them draws
@@ -180,10 +183,12 @@ def init_group(parts, info, counts, bfirst, value, count, sinfo, scounts, sbfirs
 
 
 @helper
-def predecessors(m, o, ban, pend, info, counts, bfirst, part0, ht, ix, g, syms, bans, pends, codes, xbans, cands, qs, qparts, qm, qcode):
+def predecessors(m, o, ban, pend, info, counts, bfirst, part0, ht, ix, g, syms, bans, pends, codes, xbans, ylist, cands, mx, my, qs, qparts, qm, qcode):
     """The states of the twin half whose moves lead to state (m, o, ban, pending) without a
     removal: their numbers (repeats possible), parts, men of the side to move (``qm``; the
-    opponent's are ``m``) and codes; how many, or -1 past the buffers."""
+    opponent's are ``m``) and codes; how many, or -1 past the buffers. Each un-move's position
+    is ranked once, and its states placed among the position's by its records' lists
+    (``rank_in_lists``), where no symmetry but the identity fixes it."""
     x = o  # the side that moved
     y = m
     empty = ht.full & ~(m | o)
@@ -203,25 +208,34 @@ def predecessors(m, o, ban, pend, info, counts, bfirst, part0, ht, ix, g, syms, 
             xp = (x & ~(np.int64(1) << to)) | (np.int64(1) << frm)
             if made(xp, frm, to, x, ht) != pend:
                 continue
+            if ban != 0 and live(ban, y, xp, ht) != ban:
+                continue  # y's active record was not live before the move
+            nly = list_records(y, xp, ht, ylist)
             # y's pending record before the move: this state's active one, or, where there is
             # none, none or one the move killed by filling its point
             if ban != 0:
-                if live(ban, y, xp, ht) != ban:
-                    continue
                 cands[0] = ban
                 nc = 1
             else:
                 cands[0] = 0
-                nc = 1 + list_records(y, xp, ht, cands[1:])
-                j = 1
-                for i in range(1, nc):
-                    if point_of(cands[i], ht) == to:
-                        cands[j] = cands[i]
-                        j += 1
-                nc = j
-            nbn = 1 + list_records(xp, y, ht, xbans[1:])
+                nc = 1
+                for i in range(nly):
+                    if point_of(ylist[i], ht) == to:
+                        cands[nc] = ylist[i]
+                        nc += 1
+            nlx = list_records(xp, y, ht, xbans[1:])
             xbans[0] = 0
-            for i in range(nbn):
+            mc, oc, slot, nsym = canonical_position(xp, y, ix, syms)
+            a_, b_ = popcount(xp), popcount(y)
+            if counts[info[a_, b_, C0] + slot] == 0:
+                return -1
+            first = first_state(a_, b_, slot, info, counts, bfirst)
+            part = part0[a_, b_] + slot // PART
+            if nsym == 1:
+                gg = syms[0]
+                mapped_sorted(xbans[1:], nlx, gg, ht, mx)
+                mapped_sorted(ylist, nly, gg, ht, my)
+            for i in range(nlx + 1):
                 xb = xbans[i]
                 if forbids(xb, frm, to, x, ht):
                     continue
@@ -230,9 +244,12 @@ def predecessors(m, o, ban, pend, info, counts, bfirst, part0, ht, ix, g, syms, 
                         continue
                     if k >= qs.shape[0]:
                         return -1
-                    q, slot = state_number(xp, y, xb, cands[j], info, counts, bfirst, ht, ix, syms, bans, pends, codes)
+                    if nsym == 1:
+                        q = first + rank_in_lists(image_of(xb, gg, ht), image_of(cands[j], gg, ht), mx, nlx, my, nly, ht)
+                    else:
+                        q, _ = state_number(xp, y, xb, cands[j], info, counts, bfirst, ht, ix, syms, bans, pends, codes)
                     qs[k] = q
-                    qparts[k] = part0[popcount(xp), popcount(y)] + slot // PART
+                    qparts[k] = part
                     qm[k] = xp
                     qcode[k] = (xb << CODE_BITS) | cands[j]
                     k += 1
@@ -254,7 +271,10 @@ def level_step(level, parts, part0, info, counts, bfirst, value, count, sinfo, s
         syms, bans, pends, codes = scratch()
         syms2, bans2, pends2, own = scratch()
         xbans = np.empty(bans.shape[0] + 1, dtype=np.int64)
+        ylist = np.empty(bans.shape[0], dtype=np.int64)
         cands = np.empty(bans.shape[0] + 1, dtype=np.int64)
+        mx = np.empty(bans.shape[0], dtype=np.int64)
+        my = np.empty(bans.shape[0], dtype=np.int64)
         qs = np.empty(MAX_PREDS, dtype=np.int64)
         qparts = np.empty(MAX_PREDS, dtype=np.int64)
         qm = np.empty(MAX_PREDS, dtype=np.int64)
@@ -278,7 +298,7 @@ def level_step(level, parts, part0, info, counts, bfirst, value, count, sinfo, s
                         position_codes(m, o, ht, ix, bans2, pends2, syms2, own)
                     known = True
                 k = predecessors(m, o, own[j] >> CODE_BITS, own[j] & PEND_MASK, info, counts, bfirst, part0, ht, ix, g,
-                                 syms, bans, pends, codes, xbans, cands, qs, qparts, qm, qcode)
+                                 syms, bans, pends, codes, xbans, ylist, cands, mx, my, qs, qparts, qm, qcode)
                 if k < 0:
                     err[ERR_OVERFLOW] += 1
                     continue

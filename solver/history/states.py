@@ -174,6 +174,71 @@ def canonical_state(m, o, ban, pend, ix, ht, syms):
 
 
 @helper
+def canonical_position(m, o, ix, syms):
+    """(canonical mover, opponent, slot, how many symmetries take (m, o) there): those
+    symmetries are left first in ``syms``."""
+    a = popcount(m)
+    b = popcount(o)
+    nsyms = canon_setup(m, ix, syms)
+    mc = image(ix.sym_img, syms[0], m)
+    oc = image(ix.sym_img, syms[0], o)
+    for i in range(1, nsyms):
+        x = image(ix.sym_img, syms[i], o)
+        if x < oc:
+            oc = x
+    k = 0
+    for i in range(nsyms):
+        if image(ix.sym_img, syms[i], o) == oc:
+            syms[k] = syms[i]
+            k += 1
+    slot = (ix.mask_info[m] >> SYM_BITS) * ix.binom[ix.n - a, b] + colex_rank(oc, mc, ix.binom)
+    return mc, oc, slot, k
+
+
+@helper
+def mapped_sorted(src, n, g, ht, out):
+    """The records src[:n] under symmetry g, ascending, into out."""
+    for i in range(n):
+        x = image_of(src[i], g, ht)
+        j = i - 1
+        while j >= 0 and out[j] > x:
+            out[j + 1] = out[j]
+            j -= 1
+        out[j + 1] = x
+
+
+@helper
+def rank_in_lists(ban, pend, bans, nb_, pends, np_, ht):
+    """The place of state (ban, pending) among the states of a position with no symmetry but
+    the identity, whose live records are the ascending ``bans[:nb_]`` (the side to move's) and
+    ``pends[:np_]``: how many admissible pairs have a smaller code (the plain state first)."""
+    r = 0
+    # pairs with a smaller ban: ban 0 (every pending), then each smaller record
+    if ban != 0:
+        r += 1 + np_
+        for i in range(nb_):
+            b = bans[i]
+            if b >= ban:
+                break
+            pb = point_of(b, ht)
+            r += 1
+            for j in range(np_):
+                if point_of(pends[j], ht) != pb:
+                    r += 1
+    # the same ban, a smaller pending
+    if pend != 0:
+        r += 1
+        pb = point_of(ban, ht) if ban != 0 else -1
+        for j in range(np_):
+            p = pends[j]
+            if p >= pend:
+                break
+            if pb < 0 or point_of(p, ht) != pb:
+                r += 1
+    return r
+
+
+@helper
 def find_code(codes, k, code):
     """The place of ``code`` among the ascending ``codes[:k]``, or -1."""
     lo, hi = 0, k

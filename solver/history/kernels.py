@@ -256,6 +256,18 @@ def predecessors(m, o, ban, pend, info, counts, bfirst, part0, ht, ix, g, syms, 
     return k
 
 
+@helper
+def sort_by(keys, k, order):
+    """order[:k]: the indices of keys[:k] by increasing key (insertion sort: k is a few dozen)."""
+    for i in range(k):
+        x = keys[i]
+        j = i - 1
+        while j >= 0 and keys[order[j]] > x:
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = i
+
+
 @nb.njit(cache=True, parallel=True)
 def level_step(level, parts, part0, info, counts, bfirst, value, count, sinfo, scounts, sbfirst, svalues, lowest, touched, ht, ix, g, err):
     """Settle ``level`` over the group (see the module's note); ``lowest[c]``: the lowest code
@@ -279,6 +291,7 @@ def level_step(level, parts, part0, info, counts, bfirst, value, count, sinfo, s
         qparts = np.empty(MAX_PREDS, dtype=np.int64)
         qm = np.empty(MAX_PREDS, dtype=np.int64)
         qcode = np.empty(MAX_PREDS, dtype=np.int64)
+        order = np.empty(MAX_PREDS, dtype=np.int64)
         low = NONE
         c0 = info[a, b, C0]
         t = first_state(a, b, lo, info, counts, bfirst)
@@ -302,7 +315,7 @@ def level_step(level, parts, part0, info, counts, bfirst, value, count, sinfo, s
                 if k < 0:
                     err[ERR_OVERFLOW] += 1
                     continue
-                order = np.argsort(qs[:k])
+                sort_by(qs, k, order)
                 for i in range(k):
                     r = order[i]
                     q = qs[r]

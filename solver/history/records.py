@@ -69,7 +69,13 @@ def list_records(owner, other, ht, out):
     """Every live record of ``owner`` (as if to move), ascending, into ``out``; how many."""
     k = 0
     empty = ht.full & ~(owner | other)
-    t = empty
+    # the empty points that would complete a mill of the owner's: the only places a record can name
+    t = 0
+    for i in range(ht.mills.shape[0]):
+        mm = ht.mills[i]
+        rest = mm & ~owner
+        if rest & empty and rest & (rest - 1) == 0:
+            t |= rest
     while t:
         p = ctz(t)
         t &= t - 1

@@ -28,6 +28,7 @@ class HistoryTables(NamedTuple):
     thr_count: np.ndarray  # mills through p
     perm: np.ndarray  # perm[g, p]: the image of point p under symmetry g
     lperm: np.ndarray  # lperm[g, p, j]: the local number, among the mills through perm[g, p], of the image of p's j-th mill
+    mills: np.ndarray  # every mill's mask
 
 
 def plain_rules(rules: RuleSet) -> RuleSet:
@@ -77,7 +78,8 @@ def history_tables(rules: RuleSet) -> HistoryTables:
                     lperm[g, p, local[p, k]] = local[int(pg[p]), kk]
     adj = np.asarray(board.adjacency_masks, dtype=np.int64)
     return HistoryTables(
-        KINDS[rules.reclose], n, (1 << n) - 1, adj, int(rules.flying == "at-3"), thr_mask, thr_rest, thr_count, perm, lperm
+        KINDS[rules.reclose], n, (1 << n) - 1, adj, int(rules.flying == "at-3"), thr_mask, thr_rest, thr_count, perm, lperm,
+        np.array(mills, dtype=np.int64),
     )
 
 

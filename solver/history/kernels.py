@@ -37,7 +37,8 @@ from ..rules.bits import ctz, popcount
 from ..rules.movegen import MAX_MOVES, OPT_FULL_DRAW, apply_move, generate_moves
 from .records import closes, flies, forbids, image_of, list_records, live, made, point_of
 from .states import (
-    C0, PEND_MASK, admissible, canonical_position, first_state, mapped_sorted, position_codes, rank_in_lists, scratch,
+    C0, MAX_RECORDS, PEND_MASK, V0, admissible, canonical_position, first_state, mapped_sorted, position_codes,
+    rank_in_lists, scratch,
     state_number,
 )
 from .tables import CODE_BITS
@@ -98,31 +99,96 @@ def removal_outcome(m, o, ban, pend, rows, sinfo, scounts, sbfirst, svalues, ht,
     return e
 
 
+ROW_LISTS = 1 << 15  # records of the successors of one position, for ranking its states' successors
+
+
+@nb.njit(cache=True)
+def judge_scratch():
+    """A thread's buffers for ``judge_position``: the moves (rows), per kept row its facts
+    (``facts``: from, to, mover after, opponent after, record made, kind, first state, symmetry,
+    list offset, lengths), the successors' records (``lists``) and the distinct successors."""
+    return (
+        np.empty((MAX_MOVES, 5), dtype=np.int64), np.empty((MAX_MOVES, 11), dtype=np.int64),
+        np.empty(ROW_LISTS, dtype=np.int64), np.empty(MAX_MOVES, dtype=np.int64), np.empty(MAX_RECORDS, dtype=np.int64),
+    )
+
+
 @helper
-def judge(m, o, ban, pend, rows, kids, info, counts, bfirst, sinfo, scounts, sbfirst, svalues, ht, ix, g, syms, bans, pends, codes, err):
-    """(value, count) of a state at the start: its moves ranked, those inside counted once per
-    distinct successor state, the removals' outcome scheduled where it decides."""
+def judge_position(m, o, n, own, out_v, out_c, t, rows, facts, lists, kids, tmp, info, counts, bfirst, sinfo, scounts, sbfirst,
+                   svalues, ht, ix, g, syms, bans, pends, codes, err):
+    """(value, count) at the start of each of the n states (codes ``own``) of position (m, o),
+    into out_v/out_c[t ...]: the moves generated and their successors' positions ranked once
+    for all of them; each state then drops what its ban forbids, places its successors among
+    their positions' states by the records' lists (``rank_in_lists``), counts those inside once
+    per distinct state and schedules the removals' outcome where it decides."""
     if g.opts[OPT_FULL_DRAW] and (m | o) == ht.full:
-        return PENDING, 0  # a full board draws (full-board=draw)
+        for j in range(n):
+            out_v[t + j] = PENDING  # a full board draws (full-board=draw)
+            out_c[t + j] = 0
+        return
     n_rows = generate_moves(m, o, 0, 0, g, rows)
-    legal = 0
-    nk = 0
-    e = 0
+    used = 0
     for r in range(n_rows):
         frm, to = rows[r, 0], rows[r, 1]
         after, o2, _ = apply_move(m, o, 0, frm, to, rows[r, 2], rows[r, 3], rows[r, 4])
-        if forbids(ban, frm, to, after, ht):
-            continue
-        legal += 1
+        f = facts[r]
+        f[0], f[1], f[2], f[3], f[4] = frm, to, after, o2, made(m, frm, to, after, ht)
         if popcount(o2) < 3:
-            e = fold(e, 1)  # the opponent is left with 2 men: lost at once
+            f[5] = 0  # the opponent is left with 2 men: lost at once
             continue
-        nban = live(pend, o2, after, ht)
-        npend = made(m, frm, to, after, ht)
-        if rows[r, 2] < 0:
-            k, _ = state_number(o2, after, nban, npend, info, counts, bfirst, ht, ix, syms, bans, pends, codes)
+        f[5] = 1 if rows[r, 2] < 0 else 2
+        mc, oc, slot, nsym = canonical_position(o2, after, ix, syms)
+        a2, b2 = popcount(o2), popcount(after)
+        if f[5] == 1:
+            if info[a2, b2, V0] < 0 or counts[info[a2, b2, C0] + slot] == 0:
+                err[ERR_SUCC] += 1
+                f[5] = -1
+                continue
+            f[6] = first_state(a2, b2, slot, info, counts, bfirst)
+        else:
+            if sinfo[a2, b2, V0] < 0 or scounts[sinfo[a2, b2, C0] + slot] == 0:
+                err[ERR_SUCC] += 1
+                f[5] = -1
+                continue
+            f[6] = first_state(a2, b2, slot, sinfo, scounts, sbfirst)
+        f[7] = syms[0] if nsym == 1 else -1
+        if nsym == 1:
+            nm = list_records(o2, after, ht, tmp)
+            if used + nm + MAX_RECORDS > lists.shape[0]:
+                f[7] = -1  # out of room: rank its states the long way
+                continue
+            mapped_sorted(tmp, nm, syms[0], ht, lists[used:])
+            no = list_records(after, o2, ht, tmp)
+            mapped_sorted(tmp, no, syms[0], ht, lists[used + nm :])
+            f[8], f[9], f[10] = used, nm, no
+            used += nm + no
+    for j in range(n):
+        ban = own[j] >> CODE_BITS
+        pend = own[j] & PEND_MASK
+        legal = 0
+        nk = 0
+        e = 0
+        for r in range(n_rows):
+            f = facts[r]
+            if forbids(ban, f[0], f[1], f[2], ht):
+                continue
+            legal += 1
+            if f[5] <= 0:
+                if f[5] == 0:
+                    e = fold(e, 1)
+                continue
+            nban = live(pend, f[3], f[2], ht)
+            if f[7] >= 0:
+                k = f[6] + rank_in_lists(image_of(nban, f[7], ht), image_of(f[4], f[7], ht), lists[f[8]:], f[9], lists[f[8] + f[9]:], f[10], ht)
+            elif f[5] == 1:
+                k, _ = state_number(f[3], f[2], nban, f[4], info, counts, bfirst, ht, ix, syms, bans, pends, codes)
+            else:
+                k, _ = state_number(f[3], f[2], nban, f[4], sinfo, scounts, sbfirst, ht, ix, syms, bans, pends, codes)
             if k < 0:
                 err[ERR_SUCC] += 1
+                continue
+            if f[5] == 2:
+                e = fold(e, svalues[k])
                 continue
             # distinct successors: kept in increasing order as they come
             i = nk
@@ -130,25 +196,22 @@ def judge(m, o, ban, pend, rows, kids, info, counts, bfirst, sinfo, scounts, sbf
                 i -= 1
             if i > 0 and kids[i - 1] == k:
                 continue
-            for j in range(nk, i, -1):
-                kids[j] = kids[j - 1]
+            for q in range(nk, i, -1):
+                kids[q] = kids[q - 1]
             kids[i] = k
             nk += 1
+        if nk > MAX_COUNT:
+            err[ERR_OVERFLOW] += 1
+        if legal == 0:
+            v = 1  # blocked: lost in 0
+        elif e != 0 and e != NOLOSS and e % 2 == 1:
+            v = e + 1  # a removal wins, unless a move inside wins sooner
+        elif nk == 0:
+            v = PENDING if e == NOLOSS else e + 1
         else:
-            k, _ = state_number(o2, after, nban, npend, sinfo, scounts, sbfirst, ht, ix, syms, bans, pends, codes)
-            if k < 0:
-                err[ERR_SUCC] += 1
-                continue
-            e = fold(e, svalues[k])
-    if nk > MAX_COUNT:
-        err[ERR_OVERFLOW] += 1
-    if legal == 0:
-        return 1, 0  # blocked: lost in 0
-    if e != 0 and e != NOLOSS and e % 2 == 1:
-        return e + 1, nk  # a removal wins, unless a move inside wins sooner
-    if nk == 0:
-        return (PENDING if e == NOLOSS else e + 1), 0
-    return PENDING, nk
+            v = PENDING
+        out_v[t + j] = v
+        out_c[t + j] = min(nk, 255)
 
 
 @nb.njit(cache=True, parallel=True)
@@ -156,8 +219,7 @@ def init_group(parts, info, counts, bfirst, value, count, sinfo, scounts, sbfirs
     """Judge every state of the group's parts; ``lowest[c]``: the lowest code part c schedules."""
     for c in nb.prange(parts.shape[0]):
         a, b, lo, hi = parts[c, 0], parts[c, 1], parts[c, 2], parts[c, 3]
-        rows = np.empty((MAX_MOVES, 5), dtype=np.int64)
-        kids = np.empty(MAX_MOVES, dtype=np.int64)
+        rows, facts, lists, kids, tmp = judge_scratch()
         syms, bans, pends, codes = scratch()
         syms2, bans2, pends2, own = scratch()
         low = NONE
@@ -171,11 +233,10 @@ def init_group(parts, info, counts, bfirst, value, count, sinfo, scounts, sbfirs
             own[0] = 0
             if n > 1:
                 position_codes(m, o, ht, ix, bans2, pends2, syms2, own)
+            judge_position(m, o, n, own, value, count, t, rows, facts, lists, kids, tmp, info, counts, bfirst,
+                           sinfo, scounts, sbfirst, svalues, ht, ix, g, syms, bans, pends, codes, err)
             for j in range(n):
-                v, k = judge(m, o, own[j] >> CODE_BITS, own[j] & PEND_MASK, rows, kids, info, counts, bfirst,
-                             sinfo, scounts, sbfirst, svalues, ht, ix, g, syms, bans, pends, codes, err)
-                value[t + j] = v
-                count[t + j] = min(k, 255)
+                v = value[t + j]
                 if v != PENDING and v < low:
                     low = v
             t += n

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from reference import WIN, LOSS
 from reference_history import solve_history, solve_history_whole
 
 from solver.history.solve import Store, lookup, solve_moving, solve_whole

@@ -31,14 +31,13 @@ import numpy as np
 
 from ..engine.kernels.atomic import atomic_fetch_sub, atomic_min
 from ..engine.kernels.successors import mill_keeps_men
-from ..index.kernels import unrank_position
 from ..jit import helper
 from ..rules.bits import ctz, popcount
 from ..rules.movegen import MAX_MOVES, OPT_FULL_DRAW, apply_move, generate_moves
 from .records import closes, flies, forbids, image_of, list_records, live, made, point_of
 from .states import (
-    C0, MAX_RECORDS, PEND_MASK, V0, admissible, canonical_position, first_state, mapped_sorted, position_codes,
-    rank_in_lists, scratch,
+    C0, MAX_RECORDS, PEND_MASK, V0, admissible, canonical_position, first_state, mapped_sorted,
+    rank_in_lists, scratch, slot_states,
     state_number,
 )
 from .tables import CODE_BITS
@@ -229,10 +228,7 @@ def init_group(parts, info, counts, bfirst, value, count, sinfo, scounts, sbfirs
             n = counts[c0 + s]
             if n == 0:
                 continue
-            m, o = unrank_position(a, b, s, ix)
-            own[0] = 0
-            if n > 1:
-                position_codes(m, o, ht, ix, bans2, pends2, syms2, own)
+            m, o = slot_states(a, b, s, n, ht, ix, bans2, pends2, syms2, own)
             judge_position(m, o, n, own, value, count, t, rows, facts, lists, kids, tmp, info, counts, bfirst,
                            sinfo, scounts, sbfirst, svalues, ht, ix, g, syms, bans, pends, codes, err)
             for j in range(n):
@@ -366,10 +362,7 @@ def level_step(level, parts, part0, info, counts, bfirst, value, count, sinfo, s
                         low = v
                     continue
                 if not known:
-                    m, o = unrank_position(a, b, s, ix)
-                    own[0] = 0
-                    if n > 1:
-                        position_codes(m, o, ht, ix, bans2, pends2, syms2, own)
+                    m, o = slot_states(a, b, s, n, ht, ix, bans2, pends2, syms2, own)
                     known = True
                 k = predecessors(m, o, own[j] >> CODE_BITS, own[j] & PEND_MASK, info, counts, bfirst, part0, ht, ix, g,
                                  syms, bans, pends, codes, xbans, ylist, cands, mx, my, qs, qparts, qm, qcode)

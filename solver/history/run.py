@@ -14,8 +14,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
-
 from ..engine.costs.moving import machine_memory
 from ..engine.costs.plan import mib
 from ..engine.kernels.codes import tally

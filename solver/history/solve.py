@@ -246,28 +246,6 @@ def solve_whole(rules: RuleSet, progress=None) -> tuple[dict[tuple[int, int], Hi
     return moving, placed
 
 
-def lookup(moving: dict[tuple[int, int], HistorySubspace], rules: RuleSet, text: str) -> int:
-    """The stored value (``solver.values``' code) of a moving-phase position written with the
-    history rule's suffix (``notation.parse_history_position``), from ``solve_moving``'s result.
-    The records are taken as live where they are (a dead one is the plain state)."""
-    from ..rules.notation import parse_history_position
-    from .records import live
-    from .states import state_numbers
-    from .tables import encode_ban
-
-    pos, ban, pending = parse_history_position(text, rules)
-    ht = history_tables(rules)
-    m, o = pos.mover, pos.opponent
-    b_code = int(live(encode_ban(ban, rules), m, o, ht))
-    p_code = int(live(encode_ban(pending, rules), o, m, ht))
-    store = Store(list(moving.values()))
-    ix = board_index(rules.board).tables
-    k = state_numbers(*(np.array([x], np.int64) for x in (m, o, b_code, p_code)), store.info, store.keys, ht, ix)[0]
-    if k < 0:
-        raise RulesError(f"{text!r}: no such state in the subspaces solved")
-    return int(store.values[k])
-
-
 def verify_moving(rules: RuleSet, moving: dict[tuple[int, int], HistorySubspace]) -> dict[tuple[int, int], int]:
     """``verify.check_half`` over every subspace: {subspace: states whose value is wrong}."""
     from .verify import check_half

@@ -148,32 +148,6 @@ def first_state(a, b, s, info, counts, bfirst):
 
 
 @helper
-def canonical_state(m, o, ban, pend, ix, ht, syms):
-    """(canonical mover, opponent, slot, code) of the state (m, o, ban, pending)."""
-    a = popcount(m)
-    b = popcount(o)
-    nsyms = canon_setup(m, ix, syms)
-    mc = image(ix.sym_img, syms[0], m)
-    oc = image(ix.sym_img, syms[0], o)
-    for i in range(1, nsyms):
-        x = image(ix.sym_img, syms[i], o)
-        if x < oc:
-            oc = x
-    slot = (ix.mask_info[m] >> SYM_BITS) * ix.binom[ix.n - a, b] + colex_rank(oc, mc, ix.binom)
-    if ban == 0 and pend == 0:
-        return mc, oc, slot, 0
-    best = -1
-    for i in range(nsyms):
-        g = syms[i]
-        if image(ix.sym_img, g, o) != oc:
-            continue
-        c = (image_of(ban, g, ht) << CODE_BITS) | image_of(pend, g, ht)
-        if best < 0 or c < best:
-            best = c
-    return mc, oc, slot, best
-
-
-@helper
 def canonical_position(m, o, ix, syms):
     """(canonical mover, opponent, slot, how many symmetries take (m, o) there): those
     symmetries are left first in ``syms``."""
@@ -193,6 +167,20 @@ def canonical_position(m, o, ix, syms):
             k += 1
     slot = (ix.mask_info[m] >> SYM_BITS) * ix.binom[ix.n - a, b] + colex_rank(oc, mc, ix.binom)
     return mc, oc, slot, k
+
+
+@helper
+def canonical_state(m, o, ban, pend, ix, ht, syms):
+    """(canonical mover, opponent, slot, code) of the state (m, o, ban, pending)."""
+    mc, oc, slot, k = canonical_position(m, o, ix, syms)
+    if ban == 0 and pend == 0:
+        return mc, oc, slot, 0
+    best = -1
+    for i in range(k):
+        c = (image_of(ban, syms[i], ht) << CODE_BITS) | image_of(pend, syms[i], ht)
+        if best < 0 or c < best:
+            best = c
+    return mc, oc, slot, best
 
 
 @helper
@@ -236,6 +224,16 @@ def rank_in_lists(ban, pend, bans, nb_, pends, np_, ht):
             if pb < 0 or point_of(p, ht) != pb:
                 r += 1
     return r
+
+
+@helper
+def slot_states(a, b, s, n, ht, ix, bans, pends, syms, own):
+    """(mover, opponent) of slot s and, in ``own``, the codes of its n states."""
+    m, o = unrank_position(a, b, s, ix)
+    own[0] = 0
+    if n > 1:
+        position_codes(m, o, ht, ix, bans, pends, syms, own)
+    return m, o
 
 
 @helper

@@ -10,12 +10,11 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ..index.kernels import unrank_position
 from ..rules.bits import popcount
 from ..rules.movegen import MAX_MOVES, OPT_FULL_DRAW, apply_move, generate_moves
 from .kernels import ERR_SUCC
 from .records import forbids, live, made
-from .states import C0, PEND_MASK, SLOTS, V0, first_state, position_codes, scratch, state_number
+from .states import C0, PEND_MASK, SLOTS, V0, first_state, scratch, slot_states, state_number
 from .tables import CODE_BITS
 
 CHUNK = 1024
@@ -39,10 +38,7 @@ def check_half(a, b, info, counts, bfirst, vals, ht, ix, g, bad, err):
             n = counts[c0 + s]
             if n == 0:
                 continue
-            m, o = unrank_position(a, b, s, ix)
-            own[0] = 0
-            if n > 1:
-                position_codes(m, o, ht, ix, bans2, pends2, syms2, own)
+            m, o = slot_states(a, b, s, n, ht, ix, bans2, pends2, syms2, own)
             for jj in range(n):
                 ban = own[jj] >> CODE_BITS
                 pend = own[jj] & PEND_MASK

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ..engine.kernels.atomic import atomic_fetch_sub, atomic_min
+from ..engine.kernels.atomic import atomic_cas, atomic_fetch_sub, atomic_min
 from ..engine.kernels.successors import mill_keeps_men
 from ..jit import helper
 from ..rules.bits import ctz, popcount
@@ -48,6 +48,7 @@ NONE = 0xFFFF  # a part's lowest code: nothing scheduled
 PART = 1024  # slots of a half per part
 MAX_PREDS = 1 << 14
 MAX_COUNT = 250
+UNKNOWN = 255  # count: not computed yet (a win reaching the state computes it)
 # errors counted by the kernels: a successor or predecessor state that its store lacks, a buffer
 # or a count too small
 ERR_SUCC, ERR_PRED, ERR_OVERFLOW = range(3)
@@ -136,20 +137,15 @@ def judge_position(m, o, n, own, out_v, out_c, t, rows, facts, lists, kids, tmp,
             f[5] = 0  # the opponent is left with 2 men: lost at once
             continue
         f[5] = 1 if rows[r, 2] < 0 else 2
+        if f[5] == 1:
+            continue  # inside the group: counted when a win first reaches the state (``count_inside``)
         mc, oc, slot, nsym = canonical_position(o2, after, ix, syms)
         a2, b2 = popcount(o2), popcount(after)
-        if f[5] == 1:
-            if info[a2, b2, V0] < 0 or counts[info[a2, b2, C0] + slot] == 0:
-                err[ERR_SUCC] += 1
-                f[5] = -1
-                continue
-            f[6] = first_state(a2, b2, slot, info, counts, bfirst)
-        else:
-            if sinfo[a2, b2, V0] < 0 or scounts[sinfo[a2, b2, C0] + slot] == 0:
-                err[ERR_SUCC] += 1
-                f[5] = -1
-                continue
-            f[6] = first_state(a2, b2, slot, sinfo, scounts, sbfirst)
+        if sinfo[a2, b2, V0] < 0 or scounts[sinfo[a2, b2, C0] + slot] == 0:
+            err[ERR_SUCC] += 1
+            f[5] = -1
+            continue
+        f[6] = first_state(a2, b2, slot, sinfo, scounts, sbfirst)
         f[7] = syms[0] if nsym == 1 else -1
         if nsym == 1:
             nm = list_records(o2, after, ht, tmp)
@@ -165,52 +161,67 @@ def judge_position(m, o, n, own, out_v, out_c, t, rows, facts, lists, kids, tmp,
         ban = own[j] >> CODE_BITS
         pend = own[j] & PEND_MASK
         legal = 0
-        nk = 0
+        inside = 0
         e = 0
         for r in range(n_rows):
             f = facts[r]
             if forbids(ban, f[0], f[1], f[2], ht):
                 continue
             legal += 1
-            if f[5] <= 0:
+            if f[5] <= 1:
                 if f[5] == 0:
                     e = fold(e, 1)
+                elif f[5] == 1:
+                    inside += 1
                 continue
             nban = live(pend, f[3], f[2], ht)
             if f[7] >= 0:
                 k = f[6] + rank_in_lists(image_of(nban, f[7], ht), image_of(f[4], f[7], ht), lists[f[8]:], f[9], lists[f[8] + f[9]:], f[10], ht)
-            elif f[5] == 1:
-                k, _ = state_number(f[3], f[2], nban, f[4], info, counts, bfirst, ht, ix, syms, bans, pends, codes)
             else:
                 k, _ = state_number(f[3], f[2], nban, f[4], sinfo, scounts, sbfirst, ht, ix, syms, bans, pends, codes)
             if k < 0:
                 err[ERR_SUCC] += 1
                 continue
-            if f[5] == 2:
-                e = fold(e, svalues[k])
-                continue
-            # distinct successors: kept in increasing order as they come
-            i = nk
-            while i > 0 and kids[i - 1] > k:
-                i -= 1
-            if i > 0 and kids[i - 1] == k:
-                continue
-            for q in range(nk, i, -1):
-                kids[q] = kids[q - 1]
-            kids[i] = k
-            nk += 1
-        if nk > MAX_COUNT:
-            err[ERR_OVERFLOW] += 1
+            e = fold(e, svalues[k])
         if legal == 0:
-            v = 1  # blocked: lost in 0
+            v, c = 1, 0  # blocked: lost in 0
         elif e != 0 and e != NOLOSS and e % 2 == 1:
-            v = e + 1  # a removal wins, unless a move inside wins sooner
-        elif nk == 0:
-            v = PENDING if e == NOLOSS else e + 1
+            v, c = e + 1, UNKNOWN  # a removal wins, unless a move inside wins sooner
+        elif inside == 0:
+            v, c = (PENDING if e == NOLOSS else e + 1), 0
         else:
-            v = PENDING
+            v, c = PENDING, UNKNOWN
         out_v[t + j] = v
-        out_c[t + j] = min(nk, 255)
+        out_c[t + j] = c
+
+
+@helper
+def count_inside(m, o, ban, pend, rows, kids, info, counts, bfirst, ht, ix, g, syms, bans, pends, codes):
+    """The distinct successor states inside the group of state (m, o, ban, pending): what its
+    count starts from when a win first reaches it. -1 where one is missing, -2 past MAX_COUNT."""
+    n_rows = generate_moves(m, o, 0, 0, g, rows)
+    nk = 0
+    for r in range(n_rows):
+        if rows[r, 2] >= 0:
+            continue
+        frm, to = rows[r, 0], rows[r, 1]
+        after, o2, _ = apply_move(m, o, 0, frm, to, -1, -1, -1)
+        if forbids(ban, frm, to, after, ht):
+            continue
+        k, _ = state_number(o2, after, live(pend, o2, after, ht), made(m, frm, to, after, ht), info, counts, bfirst, ht, ix, syms, bans, pends, codes)
+        if k < 0:
+            return -1
+        # distinct successors: kept in increasing order as they come
+        i = nk
+        while i > 0 and kids[i - 1] > k:
+            i -= 1
+        if i > 0 and kids[i - 1] == k:
+            continue
+        for q in range(nk, i, -1):
+            kids[q] = kids[q - 1]
+        kids[i] = k
+        nk += 1
+    return nk if nk <= MAX_COUNT else -2
 
 
 @nb.njit(cache=True, parallel=True)
@@ -337,6 +348,7 @@ def level_step(level, parts, part0, info, counts, bfirst, value, count, sinfo, s
             continue
         a, b, lo, hi = parts[c, 0], parts[c, 1], parts[c, 2], parts[c, 3]
         rows = np.empty((MAX_MOVES, 5), dtype=np.int64)
+        kids = np.empty(MAX_MOVES, dtype=np.int64)
         syms, bans, pends, codes = scratch()
         syms2, bans2, pends2, own = scratch()
         xbans = np.empty(bans.shape[0] + 1, dtype=np.int64)
@@ -382,9 +394,16 @@ def level_step(level, parts, part0, info, counts, bfirst, value, count, sinfo, s
                         if value[q] > code + 1 and value[q] <= PENDING:
                             atomic_min(value, q, code + 1)
                             atomic_min(touched, qparts[r], code + 1)
-                    elif atomic_fetch_sub(count, q, 1) == 1:  # won: q's last hope inside is gone
-                        if value[q] != PENDING:
-                            continue  # a removal wins (scheduled), or decided
+                    elif value[q] == PENDING:  # won: one hope fewer for q (a scheduled or decided q needs none)
+                        if count[q] == UNKNOWN:  # first reached by a win: count its successors inside now
+                            qb, qp = qcode[r] >> CODE_BITS, qcode[r] & PEND_MASK
+                            cnt = count_inside(qm[r], m, qb, qp, rows, kids, info, counts, bfirst, ht, ix, g, syms, bans, pends, codes)
+                            if cnt < 0:
+                                err[ERR_SUCC if cnt == -1 else ERR_OVERFLOW] += 1
+                                continue
+                            atomic_cas(count, q, UNKNOWN, cnt)  # (another thread may have stored the same count)
+                        if atomic_fetch_sub(count, q, 1) != 1:
+                            continue
                         e = removal_outcome(qm[r], m, qcode[r] >> CODE_BITS, qcode[r] & PEND_MASK, rows, sinfo, scounts,
                                             sbfirst, svalues, ht, ix, g, syms, bans, pends, codes)
                         if e < 0:

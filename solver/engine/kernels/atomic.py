@@ -8,7 +8,9 @@ threads can reach one position from different losses, and the position keeps the
 scattered over the bitmaps, two threads sometimes in one word: ``atomicrmw or``. The retrograde
 analysis of a cycling group (``cycles``) counts down a position's undecided successors from
 several threads, and the one that takes the last decides it: ``atomicrmw sub``, which returns
-the count before. Plain operations without the JIT (one thread).
+the count before. The history rule's engine counts a state's successors when a win first reaches
+it, and two threads may do so at once: the first to store its count wins (``cmpxchg``). Plain
+operations without the JIT (one thread).
 """
 
 from __future__ import annotations
@@ -43,6 +45,27 @@ def _read_modify_write(op: str, fetch: bool = False):
     return intrinsic(rmw)
 
 
+def _compare_exchange(typingctx, arr, idx, expected, new):
+    """An intrinsic (arr, i, expected, new): LLVM's ``cmpxchg`` on arr[i] (unsigned integers),
+    returning the element's value before (``expected`` where the exchange was made)."""
+    if not isinstance(arr, types.Array) or not isinstance(arr.dtype, types.Integer) or arr.dtype.signed:
+        return None
+
+    def codegen(context, builder, sig, args):
+        arrty, idxty, expty, newty = sig.args
+        ary = context.make_array(arrty)(context, builder, args[0])
+        i = context.cast(builder, args[1], idxty, types.intp)
+        ptr = cgutils.get_item_pointer(context, builder, arrty, ary, [i])
+        e = context.cast(builder, args[2], expty, arrty.dtype)
+        v = context.cast(builder, args[3], newty, arrty.dtype)
+        pair = builder.cmpxchg(ptr, e, v, "monotonic", "monotonic")
+        return builder.extract_value(pair, 0)
+
+    return arr.dtype(arr, idx, expected, new), codegen
+
+
+_compare_exchange.__name__ = _compare_exchange.__qualname__ = "atomic_cas"
+_atomic_cas = intrinsic(_compare_exchange)
 _atomic_min = _read_modify_write("umin")
 _atomic_or = _read_modify_write("or")
 _atomic_fetch_sub = _read_modify_write("sub", fetch=True)
@@ -62,7 +85,14 @@ if numba.config.DISABLE_JIT:
         arr[i] -= v
         return old
 
+    def atomic_cas(arr, i, expected, new):
+        old = arr[i]
+        if old == expected:
+            arr[i] = new
+        return old
+
 else:
     atomic_min = _atomic_min
     atomic_or = _atomic_or
     atomic_fetch_sub = _atomic_fetch_sub
+    atomic_cas = _atomic_cas

@@ -3,7 +3,9 @@
 The method of ``engine.kernels.cycles`` on states instead of positions, three bytes a state:
 ``value`` (the stored code once decided; a later code while a decision is scheduled; PENDING
 while nothing is known) and ``count`` (the distinct successor states inside the group not yet
-known to be wins for the opponent).
+known to be wins for the opponent; UNKNOWN until a win first reaches the state, which counts
+them then, ``count_inside``: most states of the large subspaces are draws that nothing
+reaches).
 
 ``init_group`` judges every state by its moves: those that remove a man lead into smaller
 subspaces already solved (the input store); a win among them is scheduled at once (unless a
@@ -13,8 +15,9 @@ become a win for the opponent. ``level_step`` then settles one level L (plies to
 the states whose code is L + 1 are found by a scan of the parts (1,024 slots of a half) that hold
 any, and each one's predecessors in the twin half (un-moves, ``predecessors``) learn of it: after
 a loss at L, a win at L + 1 (an atomic minimum: another thread may schedule the same one); after
-a win, one successor fewer (an atomic decrement; the thread that takes the last decides), and a
-loss at the later of L + 1 and the removals' latest loss. One level is all wins or all losses, so
+a win, one successor fewer (counted first if still UNKNOWN, stored by an atomic compare-exchange
+where two threads count at once; then an atomic decrement, and the thread that takes the last
+decides), and a loss at the later of L + 1 and the removals' latest loss. One level is all wins or all losses, so
 these two never meet on a state.
 
 An un-move must give the predecessor's records as well as its men (docs/history-rule.md, 8): the

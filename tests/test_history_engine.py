@@ -113,16 +113,16 @@ def test_whole_games_equal_the_reference(reading):
 @pytest.mark.parametrize("reading", READINGS)
 def test_the_forward_check_passes_and_catches_a_changed_value(reading):
     """``verify_moving`` (each state against its legal moves' successors, nothing of the solver's
-    un-moves) passes on the six board's moving phase to 5 men a side, and flags a changed value."""
+    un-moves) passes on the six board's moving phase to 4 men a side, and flags a changed value."""
     from solver.history.solve import verify_moving
 
-    rules = make_rules("six", [f"reclose={reading}", "men=5"])
-    moving = solve_moving(rules, [(5, 5)])
+    rules = make_rules("six", [f"reclose={reading}", "men=4"])
+    moving = solve_moving(rules, [(4, 4)])
     assert sum(verify_moving(rules, moving).values()) == 0
-    h = moving[4, 5]
+    h = moving[3, 4]
     decided = np.flatnonzero(h.state_values != 0)
     h.state_values[decided[len(decided) // 2]] += 2  # the same side wins (or loses), two plies later
-    assert verify_moving(rules, moving)[4, 5] == 1
+    assert verify_moving(rules, moving)[3, 4] == 1
 
 
 def test_the_stored_layout_round_trips():

@@ -62,7 +62,7 @@ def test_bars_over_the_whole_run_at_a_terminal(tmp_path):
 
 @pytest.mark.parametrize("flag", ["--json", "-q"])
 def test_no_bars_with_json_or_quiet_even_at_a_terminal(tmp_path, flag):
-    status, out = at_a_terminal("solve", "--rules", "six", "--max-men", "4", "--db", str(tmp_path / "x.h5"), flag)
+    status, out = at_a_terminal("solve", "--rules", "six", "--max-men", "3", "--db", str(tmp_path / "x.h5"), flag)
     assert status == 0, out
     assert "pos/s" not in out and "%|" not in out
     if flag == "--json":  # (numba resets the terminal's colours at exit: "\x1b[0m")

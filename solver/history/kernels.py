@@ -33,6 +33,7 @@ import numba as nb
 import numpy as np
 
 from ..engine.kernels.atomic import atomic_cas, atomic_fetch_sub, atomic_min
+from ..engine.kernels.cycles import NONE, PENDING, finish, merge_touched  # noqa: F401 (finish: solve.py's, through here)
 from ..engine.kernels.successors import mill_keeps_men
 from ..jit import helper
 from ..rules.bits import ctz, popcount
@@ -46,8 +47,6 @@ from .states import (
 from .tables import CODE_BITS
 
 NOLOSS = 0xFFFE  # a removal's outcome: one of them draws
-PENDING = 0xFFFD  # value: nothing known yet (a draw if it stays so)
-NONE = 0xFFFF  # a part's lowest code: nothing scheduled
 PART = 1024  # slots of a half per part
 MAX_PREDS = 1 << 14
 MAX_COUNT = 250
@@ -419,19 +418,4 @@ def level_step(level, parts, part0, info, counts, bfirst, value, count, sinfo, s
                         atomic_min(touched, qparts[r], lv)
             t += n
         lowest[c] = low
-    first = NONE
-    for c in range(nparts):
-        if touched[c] < lowest[c]:
-            lowest[c] = touched[c]
-        touched[c] = NONE
-        if lowest[c] < first:
-            first = lowest[c]
-    return first
-
-
-@nb.njit(cache=True, parallel=True)
-def finish(value):
-    """What stays PENDING is a draw."""
-    for i in nb.prange(value.shape[0]):
-        if value[i] == PENDING:
-            value[i] = 0
+    return merge_touched(lowest, touched)

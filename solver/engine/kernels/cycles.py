@@ -232,8 +232,15 @@ def level_step(level, value, ext, count, parts, part_of, lowest, touched, tiers,
         lowest[c] = low
     if overflow.any():
         return -1
+    return merge_touched(lowest, touched)
+
+
+@helper
+def merge_touched(lowest, touched):
+    """After a level step: each part's lowest code with what other threads' parts scheduled in
+    it (``touched``, reset to NONE); returns the lowest over all parts (NONE: nothing left)."""
     first = NONE
-    for c in range(nparts):
+    for c in range(lowest.shape[0]):
         lowest[c] = min(lowest[c], touched[c])
         touched[c] = NONE
         first = min(first, lowest[c])

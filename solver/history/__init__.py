@@ -4,8 +4,11 @@ over states that carry the side to move's active ban and the opponent's pending 
 - ``tables``: the board's tables as the record kernels read them (``HistoryTables``);
 - ``records``: record codes, liveness, the record a move makes, what a ban forbids, records
   under a symmetry (numba helpers);
-- ``states``: the states of a subspace: the plain slots first, then a sorted side table of the
-  (slot, ban, pending) keys that carry a record; ranking a state;
+- ``states``: the states of a subspace, numbered slot by slot (a byte per slot: its states), and
+  ranking a state; the stored layout (plain slots, then a side table of keys) and back;
 - ``kernels``: one group (a subspace and its twin) solved by counts and un-moves, level by level;
-- ``solve``: the order of the groups and the arrays they hand each other.
+- ``solve``: the order of the groups and the arrays they hand each other; ``verify``: a forward
+  check of every state; ``plan``: states and memory per group, estimated;
+- ``run``, ``store``, ``query``, ``check``: ``morris solve``, the database, lookups and ``morris
+  verify`` under the history rule.
 """

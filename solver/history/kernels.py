@@ -108,21 +108,23 @@ ROW_LISTS = 1 << 15  # records of the successors of one position, for ranking it
 def judge_scratch():
     """A thread's buffers for ``judge_position``: the moves (rows), per kept row its facts
     (``facts``: from, to, mover after, opponent after, record made, kind, first state, symmetry,
-    list offset, lengths), the successors' records (``lists``) and the distinct successors."""
+    list offset, lengths), the records of the positions its removals lead to (``lists``) and a
+    side's records (``tmp``)."""
     return (
         np.empty((MAX_MOVES, 5), dtype=np.int64), np.empty((MAX_MOVES, 11), dtype=np.int64),
-        np.empty(ROW_LISTS, dtype=np.int64), np.empty(MAX_MOVES, dtype=np.int64), np.empty(MAX_RECORDS, dtype=np.int64),
+        np.empty(ROW_LISTS, dtype=np.int64), np.empty(MAX_RECORDS, dtype=np.int64),
     )
 
 
 @helper
-def judge_position(m, o, n, own, out_v, out_c, t, rows, facts, lists, kids, tmp, info, counts, bfirst, sinfo, scounts, sbfirst,
+def judge_position(m, o, n, own, out_v, out_c, t, rows, facts, lists, tmp, info, counts, bfirst, sinfo, scounts, sbfirst,
                    svalues, ht, ix, g, syms, bans, pends, codes, err):
     """(value, count) at the start of each of the n states (codes ``own``) of position (m, o),
-    into out_v/out_c[t ...]: the moves generated and their successors' positions ranked once
-    for all of them; each state then drops what its ban forbids, places its successors among
-    their positions' states by the records' lists (``rank_in_lists``), counts those inside once
-    per distinct state and schedules the removals' outcome where it decides."""
+    into out_v/out_c[t ...]: the moves generated and the positions their removals lead to ranked
+    once for all of them; each state then drops what its ban forbids, places those successors
+    among their positions' states by the records' lists (``rank_in_lists``) and schedules the
+    removals' outcome where it decides. Its moves inside the group are only noted: their count
+    waits for the first win to reach the state (``count_inside``)."""
     if g.opts[OPT_FULL_DRAW] and (m | o) == ht.full:
         for j in range(n):
             out_v[t + j] = PENDING  # a full board draws (full-board=draw)
@@ -231,7 +233,7 @@ def init_group(parts, info, counts, bfirst, value, count, sinfo, scounts, sbfirs
     """Judge every state of the group's parts; ``lowest[c]``: the lowest code part c schedules."""
     for c in nb.prange(parts.shape[0]):
         a, b, lo, hi = parts[c, 0], parts[c, 1], parts[c, 2], parts[c, 3]
-        rows, facts, lists, kids, tmp = judge_scratch()
+        rows, facts, lists, tmp = judge_scratch()
         syms, bans, pends, codes = scratch()
         syms2, bans2, pends2, own = scratch()
         low = NONE
@@ -242,7 +244,7 @@ def init_group(parts, info, counts, bfirst, value, count, sinfo, scounts, sbfirs
             if n == 0:
                 continue
             m, o = slot_states(a, b, s, n, ht, ix, bans2, pends2, syms2, own)
-            judge_position(m, o, n, own, value, count, t, rows, facts, lists, kids, tmp, info, counts, bfirst,
+            judge_position(m, o, n, own, value, count, t, rows, facts, lists, tmp, info, counts, bfirst,
                            sinfo, scounts, sbfirst, svalues, ht, ix, g, syms, bans, pends, codes, err)
             for j in range(n):
                 v = value[t + j]

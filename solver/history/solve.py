@@ -2,9 +2,10 @@
 
 Groups are taken as the plain engine takes them: a subspace and its twin, by the men on the
 board, fewest first (a removal leads into a group solved before). Each group's states are
-numbered (``states``), judged (``kernels.init_half``) and settled level by level
-(``kernels.level_half``); its values are then what later groups' removals read. Everything is
-held in memory: the small games the reference checks.
+numbered (``states``), judged (``kernels.init_group``) and settled level by level
+(``kernels.level_step``); its values are then what later groups' removals read. A run holds one
+group and the subspaces its removals lead into (``solve_moving(keep=False)``, reading solved
+groups back through ``load``); ``solve_whole`` holds everything, for the small games.
 """
 
 from __future__ import annotations

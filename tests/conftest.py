@@ -19,6 +19,34 @@ if _TESTS not in sys.path:
 
 import pytest  # noqa: E402
 
+# Modules whose tests compile (almost) nothing: the plain-Python reference, notation, rules.
+COMPILE_NOTHING = {
+    "test_boards.py", "test_layers.py", "test_malom_rules.py", "test_notation.py", "test_openspiel.py",
+    "test_reference.py", "test_reference_whole.py", "test_rule_options.py", "test_tiers.py", "test_values.py",
+}
+
+
+@pytest.hookimpl(trylast=True)  # after ``-m 'not slow'`` has deselected: xdist counts what is left
+def pytest_collection_modifyitems(config, items):
+    """With two or more xdist workers, start every worker but the first on tests that compile
+    nothing. xdist's default scheduler (``--dist load``) hands each worker a first chunk of
+    consecutive tests (a quarter of its share); left in file order, every worker begins by
+    compiling the same engine kernels at once. Put the compile-nothing tests right after the first
+    worker's chunk: the others run them while the first fills numba's cache, and load the kernels
+    from it. (From a fresh clone, numba compiles for about 100 s per worker.) Every worker
+    collects the same order, as xdist requires; the order changes no test's outcome."""
+    import os
+
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers < 2:
+        return
+    light = [it for it in items if it.path.name in COMPILE_NOTHING]
+    heavy = [it for it in items if it.path.name not in COMPILE_NOTHING]
+    first = len(items) // workers // 4  # xdist.scheduler.load: the first chunk of each worker
+    # (cut where a module ends, so that no module's fixtures are built twice by one worker)
+    cut = max((i for i in range(1, first + 1) if heavy[i - 1].path != heavy[min(i, len(heavy) - 1)].path), default=0)
+    items[:] = heavy[:cut] + light + heavy[cut:]
+
 
 @pytest.fixture(scope="session")
 def solved_db(tmp_path_factory):

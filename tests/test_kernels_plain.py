@@ -3,8 +3,8 @@ coverage tools can see inside them:
 
     NUMBA_DISABLE_JIT=1 python -m pytest -q tests/test_kernels_plain.py
 
-In the default run they run compiled, and ``test_the_kernels_run_as_plain_python`` runs this file
-again with the JIT disabled. Only the small boards: building the standard board's index tables in
+In the default run they run compiled; ``test_the_kernels_run_as_plain_python`` (under ``-m slow``)
+runs this file again with the JIT disabled. Only the small boards: building the standard board's index tables in
 plain Python would take hours.
 """
 
@@ -124,6 +124,7 @@ def test_verify_passes(tmp_path):
     assert [c.name for c in checks] == ["3-3"] and checks[0].ok
 
 
+@pytest.mark.slow  # (9 s: the checks above run compiled in the default run)
 @pytest.mark.skipif(PLAIN, reason="this is the run it starts")
 def test_the_kernels_run_as_plain_python():
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")

@@ -310,6 +310,7 @@ def test_json_verdict_names_the_failed_subspace(std_db, tmp_path):
     assert any(f"slot {slot} " in e for e in row["examples"])
 
 
+@pytest.mark.slow  # (the same checks run compiled in the default run)
 def test_the_shortcuts_run_as_plain_python(tmp_path):
     """The sweep's and the marked walk's kernels with ``NUMBA_DISABLE_JIT=1`` (so that coverage
     sees inside them), on the six board's 3-4 with one value changed: the counts compiled."""
@@ -534,6 +535,7 @@ def test_verify_imports_no_engine_kernel():
                 assert not n.startswith(("solver.engine.kernels", "solver.engine.placing")), f"{file.name} imports {n}"
 
 
+@pytest.mark.slow  # (the same checks run compiled in the default run)
 def test_the_tier_kernels_run_as_plain_python(whole_db, tmp_path):
     """The tier walk's, the sweep's and the direct check's kernels with ``NUMBA_DISABLE_JIT=1``
     (so that coverage sees inside them), on three small tiers of Lasker's six board with one value

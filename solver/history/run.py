@@ -28,7 +28,7 @@ from ..storage.lock import writer_lock
 from ..storage.write import add_subspaces, relink
 from ..tiers import whole_game_tiers
 from .solve import HistorySubspace, closure, moving_groups, solve_moving
-from .store import load_moving
+from .store import DatabaseInputs
 from .tables import check_supported, plain_rules
 
 
@@ -131,12 +131,14 @@ def solve_history(
                 now = [time.perf_counter(), time.process_time()]
                 seconds, cpu = now[0] - clock[0], now[1] - clock[1]
                 clock[:] = now
-                sides = {subspace_name(p.a, p.b): side_table(p) for p in parts}
-                written = [(p.values[: p.slots], subspace_stats(p, seconds, cpu)) for p in parts]
-                add_subspaces(db_path, rules, written, sides)
-                new = [SolveRow(with_states(st, sides[subspace_name(st["mover"], st["opponent"])]), skipped=False) for _, st in written]
-                for p in parts:
-                    p._stored = None  # (the stored layout, kept by HistorySubspace: not needed again)
+                new = []
+                for p in parts:  # one half at a time: its stored layout (keys, values) is dropped before the next's
+                    side = side_table(p)
+                    stats = subspace_stats(p, seconds, cpu)
+                    add_subspaces(db_path, rules, [(p.values[: p.slots], stats)], {subspace_name(p.a, p.b): side})
+                    new.append(SolveRow(with_states(stats, side), skipped=False))
+                    del side
+                    p._stored = None
                 rows.extend(new)
                 on_group(new)
                 echo(f"{' and '.join(subspace_name(p.a, p.b) for p in parts)}: {sum(r.stats['states'] for r in new):,} states in {seconds:.1f} s")
@@ -146,11 +148,7 @@ def solve_history(
                 if tuple(g[0]) in done:
                     rows += _skipped([held[s] for s in g], echo, on_group)
 
-            def load(a, b):
-                with Database(db_path, rules) as db:
-                    return load_moving(db, rules, {subspace_name(a, b)})[a, b]
-
-            solve_moving(rules, subs, finished, stored=stored, load=load, keep=False)
+            solve_moving(rules, subs, finished, stored=stored, load=DatabaseInputs(db_path, rules), keep=False)
     if whole_game:
         plain = plain_rules(rules)
         jobs = placing_jobs(plain, placing_groups(plain))

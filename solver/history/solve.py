@@ -20,7 +20,10 @@ from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
 from . import kernels as k
 from ..values import DUP
-from .states import BLOCK_BITS, KEY_SHIFT, V0, subspace_index, to_side_table
+from .states import (
+    MAX_CODES, B0, C0, SLOTS, V0, block_firsts, blocks_of, canonical_per_chunk, count_keys, count_plain, count_states, place_keys,
+    place_plain, to_side_table,
+)
 from .tables import check_supported, history_tables, plain_rules
 
 MEN = 13  # info's dimensions: men 0 ... 12 a side
@@ -45,24 +48,11 @@ class HistorySubspace:
         """The inverse of ``keys``/``values``: a subspace as stored, numbered by slots again (a
         slot's states are its plain position, then its keys in order)."""
         slots = len(values) - len(keys)
-        plain = values[:slots]
-        per_slot = np.bincount(keys >> KEY_SHIFT, minlength=slots) if len(keys) else np.zeros(slots, np.int64)
-        counts = (plain != DUP).astype(np.int64) + per_slot
-        firsts = np.zeros(slots + 1, dtype=np.int64)
-        np.cumsum(counts, out=firsts[1:])
-        state_values = np.empty(int(firsts[-1]), dtype=np.uint16)
-        live = plain != DUP
-        state_values[firsts[:-1][live]] = plain[live]
-        if len(keys):
-            slot = keys >> KEY_SHIFT
-            # the place of each key among its slot's: its rank in the sorted keys less the slot's first key
-            first_key = np.zeros(slots + 1, dtype=np.int64)
-            np.cumsum(per_slot, out=first_key[1:])
-            state_values[firsts[slot] + 1 + np.arange(len(keys)) - first_key[slot]] = values[slots:]
-        blocks = (slots + (1 << BLOCK_BITS) - 1) >> BLOCK_BITS
-        block_first = firsts[: slots : 1 << BLOCK_BITS].copy()
-        assert len(block_first) == blocks
-        return cls(a, b, slots, counts.astype(np.uint8), block_first, state_values, rules)
+        store = Store.allocate([(a, b, slots)])
+        store.fill_counts(a, b, [values[:slots]], [keys])
+        store.allocate_values(np.uint16)
+        store.fill_values(a, b, [values[:slots]], [(keys, values[slots:])])
+        return store.subspace(a, b, rules)
 
     @property
     def states(self) -> int:
@@ -70,18 +60,15 @@ class HistorySubspace:
 
     def _layout(self) -> tuple[np.ndarray, np.ndarray]:
         if self._stored is None:
-            counts = self.counts.astype(np.int64)
-            firsts = np.zeros(self.slots, dtype=np.int64)
-            np.cumsum(counts[:-1], out=firsts[1:])
-            extra = np.zeros(self.slots, dtype=np.int64)
-            np.cumsum(np.maximum(counts - 1, 0)[:-1], out=extra[1:])
-            nx = int(np.maximum(counts - 1, 0).sum())
-            plain = np.empty(self.slots, dtype=np.uint16)
+            canon = canonical_per_chunk(self.counts)
+            canon_before = np.zeros(len(canon), dtype=np.int64)
+            np.cumsum(canon[:-1], out=canon_before[1:])
+            nx = self.states - int(canon.sum())
             keys = np.empty(nx, dtype=np.int64)
-            xvals = np.empty(nx, dtype=np.uint16)
-            to_side_table(self.a, self.b, self.slots, self.counts, firsts, extra, self.state_values,
-                          history_tables(self.rules), board_index(self.rules.board).tables, plain, keys, xvals)
-            self._stored = (keys, np.concatenate([plain, xvals]))
+            values = np.empty(self.slots + nx, dtype=np.uint16)  # the plain slots, then the side table's
+            to_side_table(self.a, self.b, self.slots, self.counts, self.block_first, canon_before, self.state_values,
+                          history_tables(self.rules), board_index(self.rules.board).tables, values[: self.slots], keys, values[self.slots :])
+            self._stored = (keys, values)
         return self._stored
 
     @property
@@ -124,47 +111,157 @@ def closure(rules: RuleSet, subs) -> list[tuple[int, int]]:
     return sorted(out)
 
 
+INPUT_TOP = 0xFF  # inputs whose largest code is at most this are held in a byte a state
+
+
 class Store:
     """Several subspaces' states in flat arrays, as the kernels read them: ``info[a, b]`` =
-    (first state, slots, first count, first block), -1 where the store lacks (a, b)."""
+    (first state, slots, first count, first block), -1 where the store lacks (a, b).
+    ``Store(parts)`` copies the parts into new arrays; ``allocate`` makes the arrays once, to be
+    filled in place (``fill_counts``, ``allocate_values``, ``fill_values``), with ``subspace``
+    views into them: nothing is held twice."""
 
-    def __init__(self, parts: list[HistorySubspace]):
-        self.info = np.full((MEN, MEN, 4), -1, dtype=np.int64)
-        v = c = bl = 0
+    def __init__(self, parts: list[HistorySubspace] = (), dtype=np.uint16):
+        self.allocate_layout([(p.a, p.b, p.slots) for p in parts])
         for p in parts:
-            self.info[p.a, p.b] = (v, p.slots, c, bl)
-            v += p.states
-            c += p.slots
-            bl += len(p.block_first)
-        self.counts = np.concatenate([p.counts for p in parts] + [np.zeros(1, np.uint8)])
-        self.block_first = np.concatenate([p.block_first for p in parts] + [np.zeros(1, np.int64)])
-        self.values = np.concatenate([p.state_values for p in parts] + [np.zeros(1, np.uint16)])
+            self.counts_of(p.a, p.b)[:] = p.counts
+            self.block_first_of(p.a, p.b)[:] = p.block_first
+        self.allocate_values(dtype)
+        for p in parts:
+            self.values_of(p.a, p.b)[:] = p.state_values
+
+    @classmethod
+    def allocate(cls, dims: list[tuple[int, int, int]]) -> Store:
+        """A store of the subspaces (a, b, slots), counts and blocks allocated, values not yet."""
+        st = cls.__new__(cls)
+        st.allocate_layout(dims)
+        return st
+
+    def allocate_layout(self, dims) -> None:
+        self.info = np.full((MEN, MEN, 4), -1, dtype=np.int64)
+        c = bl = 0
+        for a, b, slots in dims:
+            self.info[a, b, 1:] = (slots, c, bl)
+            c += slots
+            bl += blocks_of(slots)
+        self.dims = list(dims)
+        self.counts = np.zeros(c + 1, np.uint8)
+        self.block_first = np.zeros(bl + 1, np.int64)
+        self.values = None
+
+    def counts_of(self, a: int, b: int) -> np.ndarray:
+        c0, n = self.info[a, b, C0], self.info[a, b, SLOTS]
+        return self.counts[c0 : c0 + n]
+
+    def block_first_of(self, a: int, b: int) -> np.ndarray:
+        b0, n = self.info[a, b, B0], blocks_of(self.info[a, b, SLOTS])
+        return self.block_first[b0 : b0 + n]
+
+    def values_of(self, a: int, b: int) -> np.ndarray:
+        v0 = self.info[a, b, V0]
+        return self.values[v0 : v0 + self.states_of[a, b]]
+
+    def allocate_values(self, dtype) -> None:
+        """Each subspace's states from its counts (``block_first`` filled here), then one array
+        of values for all of them."""
+        v = 0
+        self.states_of = {}
+        for a, b, _ in self.dims:
+            n = block_firsts(self.counts_of(a, b), self.block_first_of(a, b))
+            self.info[a, b, V0] = v
+            self.states_of[a, b] = n
+            v += n
+        self.values = np.zeros(v + 1, dtype)
+
+    def fill_counts(self, a: int, b: int, plains, keys) -> None:
+        """Counts from the stored layout, read in pieces: ``plains`` the plain slots in order,
+        ``keys`` the side table's keys (any pieces)."""
+        counts = self.counts_of(a, b)
+        lo = 0
+        for p in plains:
+            count_plain(p, lo, counts)
+            lo += len(p)
+        for k in keys:
+            count_keys(k, counts)
+
+    def fill_values(self, a: int, b: int, plains, sides) -> None:
+        """Values from the stored layout, in pieces: ``plains`` the plain slots in order,
+        ``sides`` (keys, values) of the side table in order."""
+        counts, bfirst, values = self.counts_of(a, b), self.block_first_of(a, b), self.values_of(a, b)
+        lo = 0
+        for p in plains:
+            place_plain(p, lo, counts, bfirst, values)
+            lo += len(p)
+        at = np.array([-1, 0], dtype=np.int64)
+        for k, x in sides:
+            place_keys(k, x, counts, bfirst, values, at)
+
+    def subspace(self, a: int, b: int, rules: RuleSet) -> HistorySubspace:
+        """Subspace (a, b) as views into the store's arrays."""
+        return HistorySubspace(a, b, int(self.info[a, b, SLOTS]), self.counts_of(a, b), self.block_first_of(a, b), self.values_of(a, b), rules)
 
     def args(self):
         return self.info, self.counts, self.block_first
 
 
-def solve_group(rules: RuleSet, group: list[tuple[int, int]], inputs: list[HistorySubspace]) -> list[HistorySubspace]:
-    """The states of ``group`` (a subspace and its twin) solved, reading ``inputs`` (what its
-    removals lead into)."""
+def input_dtype(top: int):
+    """A byte a state where the largest code fits (what ``kernels.fold`` reads is the exact code)."""
+    return np.uint8 if top <= INPUT_TOP else np.uint16
+
+
+def gather_inputs(rules: RuleSet, targets, held: dict, load) -> Store:
+    """The store of what a group's removals read: each of ``targets`` copied from ``held`` (a
+    ``HistorySubspace``) or read by ``load`` straight into place, in a byte a state where every
+    largest code fits."""
+    bix = board_index(rules.board)
+    tops = []
+    for t in targets:
+        if t in held:
+            v = held[t].state_values
+            tops.append(int(v.max()) if len(v) else 0)
+        elif load is None:
+            raise RulesError(f"history engine: subspace {t[0]}-{t[1]} is needed but neither solved nor given")
+        else:
+            tops.append(load.top(*t))
+    src = Store.allocate([(a, b, bix.slots(a, b)) for a, b in targets])
+    for t in targets:
+        if t in held:
+            src.counts_of(*t)[:] = held[t].counts
+        else:
+            load.counts(*t, src)
+    src.allocate_values(input_dtype(max(tops, default=0)))
+    for t in targets:
+        if t in held:
+            src.values_of(*t)[:] = held[t].state_values
+        else:
+            load.values(*t, src)
+    return src
+
+
+def solve_group(rules: RuleSet, group: list[tuple[int, int]], src: Store | list[HistorySubspace]) -> list[HistorySubspace]:
+    """The states of ``group`` (a subspace and its twin) solved, reading ``src`` (the store of
+    what its removals lead into, or those subspaces). The halves returned are views into one
+    array of values (2 bytes a state) and the group's counts; what else the solve held (a count a
+    state) is gone by then."""
+    if not isinstance(src, Store):
+        src = gather_inputs(rules, sorted({(h.a, h.b) for h in src}), {(h.a, h.b): h for h in src}, None)
     ht = history_tables(rules)
     g = game_tables(plain_rules(rules))
     bix = board_index(rules.board)
     ix = bix.tables
     t0 = time.perf_counter()
-    halves = []
+    gs = Store.allocate([(a, b, bix.slots(a, b)) for a, b in group])
     for a, b in group:
-        slots = bix.slots(a, b)
-        counts, block_first = subspace_index(a, b, slots, ht, ix)
-        halves.append(HistorySubspace(a, b, slots, counts, block_first, np.empty(int(counts.sum(dtype=np.int64)), np.uint16), rules))
-    gs = Store(halves)
-    src = Store(inputs)
+        if count_states(a, b, bix.slots(a, b), ht, ix, gs.counts_of(a, b)):
+            raise ValueError(f"subspace {a}-{b}: a position with more than {MAX_CODES} states")
+    gs.allocate_values(np.uint16)
     value = gs.values
     count = np.zeros(len(value), np.uint8)
     parts, part0 = [], np.full((MEN, MEN), -1, dtype=np.int64)
-    for h in halves:
-        part0[h.a, h.b] = len(parts)
-        parts += [(h.a, h.b, lo, min(h.slots, lo + k.PART)) for lo in range(0, h.slots, k.PART)]
+    for a, b in group:
+        part0[a, b] = len(parts)
+        slots = bix.slots(a, b)
+        parts += [(a, b, lo, min(slots, lo + k.PART)) for lo in range(0, slots, k.PART)]
     parts = np.array(parts, dtype=np.int64).reshape(-1, 4)
     lowest = np.full(len(parts), k.NONE, np.uint32)
     touched = np.full(len(parts), k.NONE, np.uint32)
@@ -177,22 +274,34 @@ def solve_group(rules: RuleSet, group: list[tuple[int, int]], inputs: list[Histo
         first = int(k.level_step(first - 1, parts, part0, *gs.args(), value, count, *src.args(), src.values, lowest, touched, ht, ix, g, err))
         levels += 1
     t3 = time.perf_counter()
+    del count, src  # (the caller's store of inputs goes when it drops its own reference)
     if err.any():
         raise RulesError(f"history engine: inconsistent states in group {group} (missing successors, predecessors, overflows: {err.tolist()})")
     k.finish(value)
+    halves = [gs.subspace(a, b, rules) for a, b in group]
     for h in halves:
-        v0 = gs.info[h.a, h.b, V0]
-        h.state_values = value[v0 : v0 + h.states].copy()
         h.timing = {"index_s": round(t1 - t0, 3), "init_s": round(t2 - t1, 3), "levels_s": round(t3 - t2, 3), "levels": levels}
     return halves
+
+
+def compact(h: HistorySubspace) -> HistorySubspace:
+    """A copy of ``h`` in arrays of its own, a byte a state where its codes fit: what a later
+    group reads of it, without the rest of its group's arrays."""
+    top = int(h.state_values.max()) if h.states else 0
+    return HistorySubspace(h.a, h.b, h.slots, h.counts.copy(), h.block_first.copy(), h.state_values.astype(input_dtype(top)), h.rules)
 
 
 def solve_moving(rules: RuleSet, subspaces, progress=None, stored=frozenset(), load=None, keep: bool = True) -> dict[tuple[int, int], HistorySubspace]:
     """Every state of the moving subspaces ``subspaces`` and of what their removals reach, group
     by group; ``progress(group, halves)`` hears each group solved. A group whose subspaces are all
-    in ``stored`` is skipped, and what a later group reads of it comes from ``load(a, b)`` (a
-    ``HistorySubspace``). With ``keep`` False, a group's states are dropped once no later group
-    reads them, so that a run holds one group and its inputs: the result then holds what is left."""
+    in ``stored`` is skipped, and what a later group reads of it comes from ``load`` (an object
+    with ``top(a, b)``, ``counts(a, b, store)`` and ``values(a, b, store)``: ``store.DatabaseInputs``),
+    straight into the store of that group's inputs.
+
+    With ``keep`` False a run holds one group and its inputs (``plan``): the inputs are dropped
+    before ``progress`` hears the group, and the group after it; a subspace that a later group
+    reads is read again through ``load``, or, without one, kept as a compact copy (``compact``).
+    The result then holds those copies."""
     check_supported(rules)
     groups = [g for g in moving_groups(closure(rules, subspaces))]
     reads = [sorted({t for a, b in g for t in removal_targets(rules, a, b)}) for g in groups]
@@ -200,22 +309,21 @@ def solve_moving(rules: RuleSet, subspaces, progress=None, stored=frozenset(), l
     for i, group in enumerate(groups):
         if all(s in stored for s in group):
             continue
-        inputs = []
-        for t in reads[i]:
-            if t not in result:
-                if load is None:
-                    raise RulesError(f"history engine: subspace {t[0]}-{t[1]} is needed but neither solved nor given")
-                result[t] = load(*t)
-            inputs.append(result[t])
-        for h in solve_group(rules, group, inputs):
-            result[h.a, h.b] = h
-        if progress:
-            progress(group, [result[s] for s in group])
+        src = gather_inputs(rules, reads[i], result, load)
+        halves = solve_group(rules, group, src)
+        del src
+        later = {t for r in reads[i + 1 :] for t in r}
         if not keep:
-            later = {t for r in reads[i + 1 :] for t in r}
-            for t in list(result):
-                if t not in later:
-                    del result[t]
+            for t in [t for t in result if t not in later]:
+                del result[t]
+        if progress:
+            progress(group, halves)
+        for h in halves:
+            if keep:
+                result[h.a, h.b] = h
+            elif (h.a, h.b) in later and load is None:
+                result[h.a, h.b] = compact(h)
+        del halves
     return result
 
 

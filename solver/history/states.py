@@ -111,29 +111,50 @@ def scratch():
 
 
 @nb.njit(cache=True, parallel=True)
-def count_states(a, b, slots, ht, ix):
-    """States per slot of subspace (a, b) (0 at a duplicate slot; -1 past MAX_CODES)."""
-    counts = np.zeros(slots, dtype=np.int64)
-    for c in nb.prange((slots + CHUNK - 1) // CHUNK):
+def count_states(a, b, slots, ht, ix, counts):
+    """States per slot of subspace (a, b) into ``counts`` (uint8: 0 at a duplicate slot); how
+    many slots have more than MAX_CODES. Written straight into the store's byte per slot: a
+    wider array of 9-men slots would be 4 GB a half."""
+    nchunks = (slots + CHUNK - 1) // CHUNK
+    over = np.zeros(nchunks, dtype=np.int64)
+    for c in nb.prange(nchunks):
         syms, bans, pends, codes = scratch()
         for s in range(c * CHUNK, min(slots, (c + 1) * CHUNK)):
+            counts[s] = 0
             m, o = unrank_position(a, b, s, ix)
             if is_canonical_pair(m, o, ix):
-                counts[s] = position_codes(m, o, ht, ix, bans, pends, syms, codes)
-    return counts
+                k = position_codes(m, o, ht, ix, bans, pends, syms, codes)
+                if k < 0 or k > MAX_CODES:
+                    over[c] += 1
+                else:
+                    counts[s] = k
+    return over.sum()
+
+
+def block_firsts(counts: np.ndarray, out: np.ndarray) -> int:
+    """``out``: the number, within the subspace, of the first state of every 32nd slot (its
+    ``block_first``), from ``counts``; returns the subspace's states."""
+    slots = len(counts)
+    if slots == 0:
+        return 0
+    per_block = np.add.reduceat(counts, np.arange(0, slots, 1 << BLOCK_BITS), dtype=np.int64)
+    out[0] = 0
+    np.cumsum(per_block[:-1], out=out[1:])
+    return int(out[-1] + per_block[-1])
+
+
+def blocks_of(slots: int) -> int:
+    return (slots + (1 << BLOCK_BITS) - 1) >> BLOCK_BITS
 
 
 def subspace_index(a: int, b: int, slots: int, ht, ix) -> tuple[np.ndarray, np.ndarray]:
-    """(counts, block_first) of subspace (a, b)."""
-    counts = count_states(a, b, slots, ht, ix)
-    if (counts < 0).any():
+    """(counts, block_first) of subspace (a, b), in arrays of their own."""
+    counts = np.empty(slots, dtype=np.uint8)
+    if count_states(a, b, slots, ht, ix, counts):
         raise ValueError(f"subspace {a}-{b}: a position with more than {MAX_CODES} states")
-    blocks = (slots + (1 << BLOCK_BITS) - 1) >> BLOCK_BITS
-    per_block = np.add.reduceat(counts, np.arange(0, blocks << BLOCK_BITS, 1 << BLOCK_BITS)) if slots else np.zeros(0, np.int64)
-    block_first = np.zeros(blocks, dtype=np.int64)
-    if blocks > 1:
-        np.cumsum(per_block[:-1], out=block_first[1:])
-    return counts.astype(np.uint8), block_first
+    block_first = np.zeros(blocks_of(slots), dtype=np.int64)
+    block_firsts(counts, block_first)
+    return counts, block_first
 
 
 @helper
@@ -284,23 +305,87 @@ def state_numbers(movers, opps, bans_, pends_, info, counts, bfirst, ht, ix):
 
 
 @nb.njit(cache=True, parallel=True)
-def to_side_table(a, b, slots, counts, firsts, extra, values, ht, ix, plain, keys, xvals):
-    """From the numbering by slots (``values[firsts[s] + j]``: slot s's j-th state) to the stored
-    layout: ``plain[s]`` (DUP at a duplicate slot), and the states with a record as ascending keys
-    ``slot << 20 | code`` with their values, slot s's from ``extra[s]``."""
+def canonical_per_chunk(counts):
+    """Canonical slots (a count above 0) in each CHUNK of slots."""
+    slots = counts.shape[0]
+    out = np.zeros((slots + CHUNK - 1) // CHUNK, dtype=np.int64)
+    for c in nb.prange(out.shape[0]):
+        k = 0
+        for s in range(c * CHUNK, min(slots, (c + 1) * CHUNK)):
+            if counts[s] != 0:
+                k += 1
+        out[c] = k
+    return out
+
+
+@nb.njit(cache=True, parallel=True)
+def to_side_table(a, b, slots, counts, bfirst, canon_before, values, ht, ix, plain, keys, xvals):
+    """From the numbering by slots (slot s's states from its first, ``bfirst`` every 32nd slot)
+    to the stored layout: ``plain[s]`` (DUP at a duplicate slot), and the states with a record as
+    ascending keys ``slot << 20 | code`` with their values. A chunk's first key is its first
+    state less the canonical slots before it (``canon_before``, per chunk): no array of a word
+    per slot."""
     for c in nb.prange((slots + CHUNK - 1) // CHUNK):
         syms, bans, pends, codes = scratch()
-        for s in range(c * CHUNK, min(slots, (c + 1) * CHUNK)):
+        lo = c * CHUNK
+        t = bfirst[lo >> BLOCK_BITS]  # (CHUNK is a multiple of the block)
+        x = t - canon_before[c]
+        for s in range(lo, min(slots, lo + CHUNK)):
             n = counts[s]
             if n == 0:
                 plain[s] = DUP
                 continue
-            t = firsts[s]
             plain[s] = values[t]
-            if n == 1:
-                continue
-            m, o = unrank_position(a, b, s, ix)
-            position_codes(m, o, ht, ix, bans, pends, syms, codes)
-            for j in range(1, n):
-                keys[extra[s] + j - 1] = (np.int64(s) << KEY_SHIFT) | codes[j]
-                xvals[extra[s] + j - 1] = values[t + j]
+            if n > 1:
+                m, o = unrank_position(a, b, s, ix)
+                position_codes(m, o, ht, ix, bans, pends, syms, codes)
+                for j in range(1, n):
+                    keys[x + j - 1] = (np.int64(s) << KEY_SHIFT) | codes[j]
+                    xvals[x + j - 1] = values[t + j]
+            t += n
+            x += n - 1
+
+
+@nb.njit(cache=True)
+def count_keys(keys, counts):
+    """counts[slot] += 1 for each key (``slot << 20 | code``; the side table read back)."""
+    for i in range(keys.shape[0]):
+        counts[keys[i] >> KEY_SHIFT] += 1
+
+
+@nb.njit(cache=True)
+def count_plain(plain, lo, counts):
+    """counts[lo + i] += 1 where plain[i] holds a position (not DUP)."""
+    for i in range(plain.shape[0]):
+        if plain[i] != DUP:
+            counts[lo + i] += 1
+
+
+@nb.njit(cache=True)
+def place_plain(plain, lo, counts, bfirst, values):
+    """The plain values of slots lo ... into their states' places (each slot's first state)."""
+    s = lo
+    t = bfirst[s >> BLOCK_BITS]
+    for i in range((s >> BLOCK_BITS) << BLOCK_BITS, s):
+        t += counts[i]
+    for i in range(plain.shape[0]):
+        if plain[i] != DUP:
+            values[t] = plain[i]
+        t += counts[lo + i]
+
+
+@nb.njit(cache=True)
+def place_keys(keys, xvals, counts, bfirst, values, at):
+    """The side table's values (keys ascending) into their states' places: a slot's keys follow
+    its plain state in order. ``at`` = (slot, next place) carried from the keys before."""
+    cur, pos = at[0], at[1]
+    for i in range(keys.shape[0]):
+        s = keys[i] >> KEY_SHIFT
+        if s != cur:
+            cur = s
+            pos = bfirst[s >> BLOCK_BITS] + 1
+            for j in range((s >> BLOCK_BITS) << BLOCK_BITS, s):
+                pos += counts[j]
+        values[pos] = xvals[i]
+        pos += 1
+    at[0], at[1] = cur, pos

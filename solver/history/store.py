@@ -3,8 +3,11 @@ in /subspaces/<a-b>, the states with a record in /history/<a-b> as ascending key
 ban << 10 | pending`` and their values).
 
 - ``stored_key``: where a state of any orientation is stored (its canonical slot and code);
-- ``load_moving``: every moving subspace of a database read back into the engine's numbering
-  (``solve.HistorySubspace.from_layout``), what ``solve.verify_moving`` checks.
+- ``load_moving``: every moving subspace of a database read back into the engine's numbering,
+  what ``solve.verify_moving`` checks;
+- ``DatabaseInputs``: what ``solve.solve_moving`` reads of a database, piece by piece straight
+  into the store of a group's inputs (no whole side table in memory: at 9 men its keys alone
+  are 8 bytes a state).
 """
 
 from __future__ import annotations
@@ -13,11 +16,13 @@ import numpy as np
 
 from ..index import board_index
 from ..rules.rulesets import RuleSet
-from .solve import HistorySubspace
+from .solve import HistorySubspace, Store
 from .states import KEY_SHIFT, canonical_state
 from .tables import history_tables
 
-__all__ = ["KEY_SHIFT", "stored_key", "load_moving"]
+__all__ = ["KEY_SHIFT", "stored_key", "load_moving", "DatabaseInputs"]
+
+PIECE = 1 << 22  # entries read at a time (a multiple of the files' chunks)
 
 
 def stored_key(m: int, o: int, ban: int, pending: int, rules: RuleSet) -> tuple[int, int, int, int]:
@@ -34,7 +39,52 @@ def load_moving(db, rules: RuleSet, names=None) -> dict[tuple[int, int], History
     out = {}
     for s in db.subspaces():
         if names is None or s.name in names:
-            keys = db.history_keys(s.mover, s.opponent)
-            values = np.concatenate([db.values(s.mover, s.opponent), db.history_values(s.mover, s.opponent)])
-            out[s.mover, s.opponent] = HistorySubspace.from_layout(rules, s.mover, s.opponent, keys, values)
+            a, b = s.mover, s.opponent
+            store = Store.allocate([(a, b, s.slots)])
+            _fill_counts(db, a, b, store)
+            store.allocate_values(np.uint16)
+            _fill_values(db, a, b, store)
+            out[a, b] = store.subspace(a, b, rules)
     return out
+
+
+def _pieces(ds):
+    for lo in range(0, ds.shape[0], PIECE):
+        yield ds[lo : lo + PIECE]
+
+
+def _fill_counts(db, a, b, store) -> None:
+    side = db.history_group(a, b)
+    store.fill_counts(a, b, _pieces(db.dataset(a, b)), _pieces(side["keys"]))
+
+
+def _fill_values(db, a, b, store) -> None:
+    side = db.history_group(a, b)
+    store.fill_values(a, b, _pieces(db.dataset(a, b)), zip(_pieces(side["keys"]), _pieces(side["values"])))
+
+
+class DatabaseInputs:
+    """``solve_moving``'s ``load``: the subspaces of the database at ``path``, each read straight
+    into a store of inputs (``solve.gather_inputs``): its counts first, then its values."""
+
+    def __init__(self, path, rules: RuleSet):
+        self.path, self.rules = path, rules
+
+    def _db(self):
+        from ..storage.database import Database
+
+        return Database(self.path, self.rules)
+
+    def top(self, a: int, b: int) -> int:
+        """The largest code of subspace (a, b)'s states (a win or loss in n plies is n + 1)."""
+        with self._db() as db:
+            plain, side = db.dataset(a, b).attrs, db.history_group(a, b).attrs
+            return 1 + max(int(x[k]) for x in (plain, side) for k in ("max_win", "max_loss"))
+
+    def counts(self, a: int, b: int, store) -> None:
+        with self._db() as db:
+            _fill_counts(db, a, b, store)
+
+    def values(self, a: int, b: int, store) -> None:
+        with self._db() as db:
+            _fill_values(db, a, b, store)

@@ -170,3 +170,29 @@ def test_a_run_extended_by_more_men_reads_the_smaller_groups_back(tmp_path):
         for name in ("3-4", "4-3", "4-4"):
             assert np.array_equal(f[f"subspaces/{name}"][...], g[f"subspaces/{name}"][...])
             assert np.array_equal(f[f"history/{name}/values"][...], g[f"history/{name}/values"][...])
+
+
+def test_a_half_written_in_pieces_reads_back_whole(tmp_path, monkeypatch):
+    """``write.write_half`` makes the side table a few slots at a time into small chunks: the
+    file reads back (through HDF5 and through the database's own chunk reader) as the whole
+    layout, with the checksums ``storage`` computes."""
+    from solver.history import write
+    from solver.storage.database import Database
+    from solver.storage.files import checksum
+
+    rules = make_rules("six", ["men=3", "reclose=same-man"])
+    h = solve_moving(rules, [(3, 3)])[3, 3]
+    monkeypatch.setattr(write, "CHUNK", 100)
+    monkeypatch.setattr(write, "PIECE_CHUNKS", 1)
+    path = tmp_path / "pieces.h5"
+    stats, side = write.write_half(path, rules, h, 1.0, 1.0)
+    assert side["states"] == h.states == 10_800 and stats["positions"] + len(h.keys) == h.states
+    with h5py.File(path) as f:
+        g = f["history/3-3"]
+        assert g["keys"].chunks == (100,) and np.array_equal(g["keys"][...], h.keys)
+        assert np.array_equal(g["values"][...], h.values[h.slots :])
+        assert g.attrs["checksum"] == history_checksum(h.keys, h.values[h.slots :]) and g.attrs["keys"] == len(h.keys)
+        assert f["subspaces/3-3"].attrs["checksum"] == checksum(h.values[: h.slots])
+    with Database(path, rules) as db:
+        assert np.array_equal(db.values(3, 3), h.values[: h.slots]) and np.array_equal(db.history_keys(3, 3), h.keys)
+        assert np.array_equal(db.history_values(3, 3), h.values[h.slots :])

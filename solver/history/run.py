@@ -1,7 +1,7 @@
 """``morris solve`` under the history rule: the engine's states written to a database.
 
 The moving phase is solved by ``solve.solve_moving`` (everything in memory) and each group is
-written as the engine hands it over (``storage.write.add_subspaces`` with its side tables), so a
+written as the engine hands it over (``write.write_half``: a half at a time, its side table in pieces), so a
 killed run keeps the groups it finished; a rerun whose groups are all on disk solves nothing.
 The placing phase holds plain positions only (docs/history-rule.md, section 4): the plain
 engine's loop (``engine.run.run_stages``) solves it with the plain rules, group by group and
@@ -25,10 +25,11 @@ from ..rules.rulesets import RuleSet
 from ..storage.database import Database
 from ..storage.files import subspace_name
 from ..storage.lock import writer_lock
-from ..storage.write import add_subspaces, relink
+from ..storage.write import relink
 from ..tiers import whole_game_tiers
-from .solve import HistorySubspace, closure, moving_groups, solve_moving
+from .solve import closure, moving_groups, solve_moving
 from .store import DatabaseInputs
+from .write import write_half
 from .tables import check_supported, plain_rules
 
 
@@ -63,26 +64,27 @@ def check_memory(rules: RuleSet, subspaces, limit: int | None) -> int:
     return need
 
 
-def side_table(h: HistorySubspace) -> dict:
-    """What ``storage.files`` stores of a subspace's states with a record: keys, values and
-    the tallies over every state (``HISTORY_STAT_KEYS``)."""
-    side = h.values[h.slots :]
-    plain, rest = tally(h.values[: h.slots]), tally(side)
+def _side_stats(plain, side) -> dict:
+    p, r = tally(plain), tally(side)
     return {
-        "keys": h.keys, "values": side, "states": int(plain[0] + rest[0]),
-        "win": int(plain[1] + rest[1]), "draw": int(plain[2] + rest[2]), "loss": int(plain[3] + rest[3]),
-        "max_win": int(max(plain[4], rest[4])), "max_loss": int(max(plain[5], rest[5])),
+        "states": int(p[0] + r[0]), "win": int(p[1] + r[1]), "draw": int(p[2] + r[2]), "loss": int(p[3] + r[3]),
+        "max_win": int(max(p[4], r[4])), "max_loss": int(max(p[5], r[5])),
     }
 
 
-def subspace_stats(h: HistorySubspace, seconds: float, cpu: float) -> dict:
-    """The plain positions' statistics (``storage.STAT_KEYS``), as the plain engine stores them."""
-    pos, win, draw, loss, max_win, max_loss = (int(x) for x in tally(h.values[: h.slots]))
+def _plain_stats(a: int, b: int, plain, seconds: float, cpu: float) -> dict:
+    pos, win, draw, loss, max_win, max_loss = (int(x) for x in tally(plain))
     return {
-        "mover": h.a, "opponent": h.b, "mover_hand": 0, "opponent_hand": 0, "positions": pos, "slots": h.slots,
+        "mover": a, "opponent": b, "mover_hand": 0, "opponent_hand": 0, "positions": pos, "slots": len(plain),
         "win": win, "draw": draw, "loss": loss, "max_win": max_win, "max_loss": max_loss,
         "max_plies": max(max_win, max_loss), "seconds": round(seconds, 3), "cpu_seconds": round(cpu, 3),
     }
+
+
+def subspace_stats_of(a: int, b: int, plain, side, seconds: float, cpu: float) -> tuple[dict, dict]:
+    """(the plain positions' statistics, the side table's tallies over every state) from the
+    stored layout: ``plain`` the plain slots, ``side`` the side table's values."""
+    return _plain_stats(a, b, plain, seconds, cpu), _side_stats(plain, side)
 
 
 def with_states(stats: dict, history: dict | None) -> dict:
@@ -132,13 +134,9 @@ def solve_history(
                 seconds, cpu = now[0] - clock[0], now[1] - clock[1]
                 clock[:] = now
                 new = []
-                for p in parts:  # one half at a time: its stored layout (keys, values) is dropped before the next's
-                    side = side_table(p)
-                    stats = subspace_stats(p, seconds, cpu)
-                    add_subspaces(db_path, rules, [(p.values[: p.slots], stats)], {subspace_name(p.a, p.b): side})
+                for p in parts:  # one half at a time, a piece of its side table at a time (``write.write_half``)
+                    stats, side = write_half(db_path, rules, p, seconds, cpu)
                     new.append(SolveRow(with_states(stats, side), skipped=False))
-                    del side
-                    p._stored = None
                 rows.extend(new)
                 on_group(new)
                 echo(f"{' and '.join(subspace_name(p.a, p.b) for p in parts)}: {sum(r.stats['states'] for r in new):,} states in {seconds:.1f} s")

@@ -21,7 +21,7 @@ from ..rules.tables import game_tables
 from . import kernels as k
 from ..values import DUP
 from .states import (
-    MAX_CODES, B0, C0, SLOTS, V0, block_firsts, blocks_of, canonical_per_chunk, count_keys, count_plain, count_states, place_keys,
+    BLOCK_BITS, CHUNK, MAX_CODES, B0, C0, SLOTS, V0, block_firsts, blocks_of, canonical_per_chunk, count_keys, count_plain, count_states, place_keys,
     place_plain, to_side_table,
 )
 from .tables import check_supported, history_tables, plain_rules
@@ -58,16 +58,35 @@ class HistorySubspace:
     def states(self) -> int:
         return len(self.state_values)
 
+    def side_offsets(self) -> tuple[np.ndarray, int]:
+        """(canonical slots before each CHUNK of slots, side-table entries in all)."""
+        canon = canonical_per_chunk(self.counts)
+        canon_before = np.zeros(len(canon), dtype=np.int64)
+        np.cumsum(canon[:-1], out=canon_before[1:])
+        return canon_before, self.states - int(canon.sum())
+
+    def side_piece(self, c_lo: int, c_hi: int, canon_before: np.ndarray, nx: int, plain: np.ndarray,
+                   keys: np.ndarray | None = None, xvals: np.ndarray | None = None):
+        """The stored layout of the CHUNKs of slots c_lo ... c_hi - 1 (of ``side_offsets``):
+        their plain values into ``plain`` (the whole subspace's), and their side-table keys and
+        values (new arrays, unless given), returned."""
+
+        def entry(c):  # the side-table entry of chunk c's first slot
+            return nx if c >= len(canon_before) else int(self.block_first[(c * CHUNK) >> BLOCK_BITS]) - int(canon_before[c])
+
+        first = entry(c_lo)
+        if keys is None:
+            keys, xvals = np.empty(entry(c_hi) - first, np.int64), np.empty(entry(c_hi) - first, np.uint16)
+        to_side_table(self.a, self.b, self.slots, c_lo, c_hi, self.counts, self.block_first, canon_before, self.state_values,
+                      history_tables(self.rules), board_index(self.rules.board).tables, plain, keys, xvals, first)
+        return keys, xvals
+
     def _layout(self) -> tuple[np.ndarray, np.ndarray]:
         if self._stored is None:
-            canon = canonical_per_chunk(self.counts)
-            canon_before = np.zeros(len(canon), dtype=np.int64)
-            np.cumsum(canon[:-1], out=canon_before[1:])
-            nx = self.states - int(canon.sum())
+            canon_before, nx = self.side_offsets()
             keys = np.empty(nx, dtype=np.int64)
             values = np.empty(self.slots + nx, dtype=np.uint16)  # the plain slots, then the side table's
-            to_side_table(self.a, self.b, self.slots, self.counts, self.block_first, canon_before, self.state_values,
-                          history_tables(self.rules), board_index(self.rules.board).tables, values[: self.slots], keys, values[self.slots :])
+            self.side_piece(0, len(canon_before), canon_before, nx, values[: self.slots], keys, values[self.slots :])
             self._stored = (keys, values)
         return self._stored
 

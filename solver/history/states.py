@@ -319,17 +319,18 @@ def canonical_per_chunk(counts):
 
 
 @nb.njit(cache=True, parallel=True)
-def to_side_table(a, b, slots, counts, bfirst, canon_before, values, ht, ix, plain, keys, xvals):
+def to_side_table(a, b, slots, c_lo, c_hi, counts, bfirst, canon_before, values, ht, ix, plain, keys, xvals, x0):
     """From the numbering by slots (slot s's states from its first, ``bfirst`` every 32nd slot)
-    to the stored layout: ``plain[s]`` (DUP at a duplicate slot), and the states with a record as
-    ascending keys ``slot << 20 | code`` with their values. A chunk's first key is its first
+    to the stored layout, over the CHUNKs of slots c_lo ... c_hi - 1: ``plain[s]`` (DUP at a
+    duplicate slot), and the states with a record as ascending keys ``slot << 20 | code`` with
+    their values, side-table entry x at ``keys[x - x0]``. A chunk's first entry is its first
     state less the canonical slots before it (``canon_before``, per chunk): no array of a word
-    per slot."""
-    for c in nb.prange((slots + CHUNK - 1) // CHUNK):
+    per slot, and the side table can be made a piece at a time."""
+    for c in nb.prange(c_lo, c_hi):
         syms, bans, pends, codes = scratch()
         lo = c * CHUNK
         t = bfirst[lo >> BLOCK_BITS]  # (CHUNK is a multiple of the block)
-        x = t - canon_before[c]
+        x = t - canon_before[c] - x0
         for s in range(lo, min(slots, lo + CHUNK)):
             n = counts[s]
             if n == 0:

@@ -228,6 +228,8 @@ def test_six_whole_game_command_matches_reference(tmp_path):
         ("no-flying", ["men=4"]),
         ("twelve", ["men=3"]),
         ("standard", ["board=diagonal", "men=3"]),  # the old rules' diagonal board (issue 20): about 2 min
+        ("standard", ["men=3", "removal=optional"]),  # and the old rules' options on the standard board
+        ("standard", ["men=3", "blocked=passes"]),
         ("standard", ["board=diagonal", "men=4"]),  # as standard men=4: minutes and about 10 GiB
         # not here: Lasker's rule on the standard board with 4 men (122 M positions, more than the
         # reference can do in plain Python); test_placing_samples_against_reference_moves samples it
@@ -472,6 +474,9 @@ def check_samples(rules, path: Path, per_tier: int = 200, seed: int = 11) -> int
     [
         ("no-flying", ["men=4"], 200),
         ("standard", ["board=diagonal", "men=4"], 100),  # the diagonal board's placing tiers, 4 men
+        ("standard", ["men=4", "removal=optional", "blocked=passes"], 100),
+        # one removal per mill needs 5 men (a placement closing two mills)
+        pytest.param("standard", ["men=5", "double-mill=per-mill"], 40, marks=pytest.mark.slow),
         pytest.param("lasker", ["men=4"], 200, marks=pytest.mark.slow),
         pytest.param("standard", ["men=5"], 40, marks=pytest.mark.slow),
     ],

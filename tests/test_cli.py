@@ -94,6 +94,34 @@ def test_solve_checks_its_arguments_before_announcing_work(tmp_path, args):
     assert not (tmp_path / "x.h5.lock").exists()
 
 
+# What h5py raises when the disk fills while a file is written: an OSError with no errno, the
+# file and HDF5's reason inside a message of several lines (seen with a full tmpfs).
+DISK_FULL = (
+    "Can't close file (file write failed: time = Thu Nov 26 21:42:34 2026\n, filename = "
+    "'{folder}/.3-3.h5.123.tmp', file descriptor = 5, errno = 28, error message = 'No space left on "
+    "device', buf = 0x5650, total write size = 2048, bytes this sub-write = 2048, offset = 4096)"
+)
+
+
+def test_a_full_disk_is_one_line_that_says_how_to_resume(tmp_path, monkeypatch):
+    import solver.storage.write as write
+
+    def full(path, *args, **kwargs):
+        raise OSError(DISK_FULL.format(folder=f"{path}.d"))
+
+    monkeypatch.setattr(write, "write_subspace", full)
+    db = tmp_path / "x.h5"
+    line = one_line_error(run("solve", "--rules", "three", "--db", str(db)), 1, "no space left on device")
+    assert f"writing {db}.d" in line and "run the same command again to resume" in line
+
+
+def test_other_file_system_failures_name_the_file():
+    from solver.cli.common import os_error_line
+
+    assert os_error_line(PermissionError(13, "Permission denied", "/x/y.h5"), True) == "Permission denied: /x/y.h5"
+    assert os_error_line(OSError(28, "No space left on device", "/x/y.h5"), False) == "no space left on device writing /x"
+
+
 def _interrupt(*args, **kwargs):
     raise KeyboardInterrupt
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,8 +30,7 @@ class MorrisGroup(click.Group):
             click.echo(f"error: {e}", err=True)
             sys.exit(e.exit_code)
         except OSError as e:  # a file system failure that no command turned into a MorrisError
-            where = f": {e.filename}" if getattr(e, "filename", None) else ""
-            click.echo(f"error: {e.strerror or e}{where}", err=True)
+            click.echo(f"error: {os_error_line(e, ctx.invoked_subcommand in RESUMABLE)}", err=True)
             sys.exit(1)
         except KeyboardInterrupt:
             if ctx.invoked_subcommand in RESUMABLE:
@@ -38,6 +39,21 @@ class MorrisGroup(click.Group):
             else:
                 click.echo("\ninterrupted", err=True)
             sys.exit(130)
+
+
+def os_error_line(e: OSError, resumable: bool) -> str:
+    """One line for a file system failure. HDF5's messages (h5py raises them as OSError without
+    an errno) span lines and name the file inside the text; a full disk, the likely end of a long
+    solve, says so and how to go on."""
+    text = " ".join(str(e.strerror or e).split())
+    name = getattr(e, "filename", None)
+    if name is None and (found := re.search(r"filename = '([^']+)'", text)):
+        name = found.group(1)
+    if e.errno == errno.ENOSPC or "No space left on device" in text:
+        where = f" writing {Path(name).parent}" if name else ""
+        tail = ": the subspaces finished before it are kept; free some space and run the same command again to resume" if resumable else ""
+        return f"no space left on device{where}{tail}"
+    return f"{text}: {name}" if name and name not in text else text
 
 
 def rules_options(f):

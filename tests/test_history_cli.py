@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from solver.cli import main
 from solver.history.solve import solve_moving
 from solver.rules import make_rules
+from solver.storage.database import Database
 from solver.storage.files import history_checksum
 
 RULES = ["--rules", "six", "-o", "men=3", "-o", "reclose=same-man"]
@@ -196,3 +197,27 @@ def test_a_half_written_in_pieces_reads_back_whole(tmp_path, monkeypatch):
     with Database(path, rules) as db:
         assert np.array_equal(db.values(3, 3), h.values[: h.slots]) and np.array_equal(db.history_keys(3, 3), h.keys)
         assert np.array_equal(db.history_values(3, 3), h.values[h.slots :])
+
+
+def test_a_subspace_read_back_in_pieces(tmp_path, monkeypatch):
+    """``store.load_moving`` and ``store.DatabaseInputs`` read a subspace file a few entries at
+    a time straight into a store: the states as solved, their largest code from the attrs."""
+    from solver.history import store, write
+    from solver.history.solve import Store
+
+    rules = make_rules("six", ["men=4", "reclose=same-man"])
+    moving = solve_moving(rules, [(4, 4)])
+    path = tmp_path / "back.h5"
+    for h in moving.values():
+        write.write_half(path, rules, h, 1.0, 1.0)
+    monkeypatch.setattr(store, "PIECE", 1000)
+    back = store.load_moving(Database(path, rules), rules)
+    inputs = store.DatabaseInputs(path, rules)
+    for s, h in moving.items():
+        assert np.array_equal(back[s].counts, h.counts) and np.array_equal(back[s].state_values, h.state_values)
+        assert inputs.top(*s) == int(h.state_values.max())
+        st = Store.allocate([(*s, h.slots)])
+        inputs.counts(*s, st)
+        st.allocate_values(np.uint8)
+        inputs.values(*s, st)
+        assert np.array_equal(st.values_of(*s), h.state_values)

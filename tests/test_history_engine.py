@@ -136,3 +136,30 @@ def test_the_stored_layout_round_trips():
         back = HistorySubspace.from_layout(rules, a, b, h.keys, h.values)
         assert np.array_equal(back.counts, h.counts) and np.array_equal(back.block_first, h.block_first)
         assert np.array_equal(back.state_values, h.state_values)
+
+
+def test_a_run_that_keeps_one_group_gives_the_same_values():
+    """``keep=False`` without ``load``: the inputs gone before ``progress``, what later groups read
+    kept as compact copies (a byte a state): the values every group hears are those of a run
+    that keeps everything."""
+    from solver.history.solve import solve_moving
+
+    rules = make_rules("six", ["reclose=same-man", "men=4"])
+    whole = solve_moving(rules, [(4, 4)])
+    heard = {}
+    left = solve_moving(rules, [(4, 4)], lambda g, halves: heard.update({(h.a, h.b): h.state_values.copy() for h in halves}), keep=False)
+    assert set(heard) == set(whole) and all(np.array_equal(heard[s], whole[s].state_values) for s in whole)
+    assert not left or all(h.state_values.dtype == np.uint8 for h in left.values())
+
+
+@pytest.mark.slow
+def test_inputs_held_in_two_bytes_give_the_same_values(monkeypatch):
+    """Where a subspace's largest code passes a byte its inputs are held in 2 bytes a state: the
+    same values (forced here on every input; the kernels compiled for both widths)."""
+    from solver.history import solve
+
+    rules = make_rules("six", ["reclose=same-man", "men=4"])
+    narrow = solve.solve_moving(rules, [(4, 4)])
+    monkeypatch.setattr(solve, "INPUT_TOP", 0)
+    wide = solve.solve_moving(rules, [(4, 4)])
+    assert all(np.array_equal(narrow[s].state_values, wide[s].state_values) for s in narrow)

@@ -1,14 +1,25 @@
 """What solving a game's moving phase under the history rule takes: states per subspace
-(estimated from a sample of slots, or counted), and the memory of each group.
+(estimated from a sample of slots, or counted), and the memory of each group, as
+``solve.solve_moving(keep=False, load=store.DatabaseInputs)`` (``morris solve``) holds it.
 
-A group holds, while it is solved, 3 bytes a state (``value``, ``count``) and 1.25 bytes a slot
-(``counts``, ``block_first``) of its two halves, and, of the subspaces its removals lead into,
-2 bytes a state and 1.25 a slot.
+A group is solved in two stages, whose larger is its peak:
+
+- **the solve**: the store of its inputs (the subspaces its removals lead into, read straight
+  from the database: a byte a state, ``solve.INPUT_TOP``, and 1.25 bytes a slot: ``counts``
+  and ``block_first``), and the group's own store: 1.25 bytes a slot, ``value`` (2 bytes a
+  state) and ``count`` (1);
+- **the write**, a half at a time (``write.write_half``): the inputs and ``count`` are gone; the
+  group's values and slots are held, and the half's plain values (2 bytes a slot) and its side
+  table's values (2 bytes a state with a record); its keys are made a piece at a time.
+
+Where a subspace's largest code passes a byte (a game of more than 254 plies) its inputs take 2
+bytes a state (``bytes_wide``). ``BASE`` is the process itself (the interpreter, numba's
+compiled kernels, h5py), measured, and the pieces the loads and writes hold at once.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numba as nb
 import numpy as np
@@ -20,7 +31,9 @@ from .solve import closure, moving_groups, removal_targets
 from .states import position_codes, scratch
 from .tables import history_tables
 
-GROUP_STATE, INPUT_STATE, SLOT = 3, 2, 1.25
+GROUP_STATE, INPUT_STATE, SLOT = 3, 1, 1.25  # the solve: bytes a state of the group, of its inputs; a slot of either
+WRITE_STATE, WRITE_HALF_SLOT, WRITE_HALF_EXTRA = 2, 2, 2  # the write: the group's values; the half's plain values, side values
+BASE = 768 << 20  # (measured: 721 MiB at the peak of the Viking moving phase to 5 men, whose largest group holds 200 MiB)
 
 
 @nb.njit(cache=True)
@@ -44,10 +57,26 @@ class GroupPlan:
     states: float  # estimated
     input_slots: int
     input_states: float
+    half_slots: list[int] = field(default_factory=list)  # per half of the group
+    half_extra: list[float] = field(default_factory=list)  # per half: its states with a record (estimated)
+
+    def solve_bytes(self, input_state: float = INPUT_STATE) -> float:
+        return BASE + GROUP_STATE * self.states + SLOT * self.slots + input_state * self.input_states + SLOT * self.input_slots
+
+    @property
+    def write_bytes(self) -> float:
+        half = max((WRITE_HALF_SLOT * s + WRITE_HALF_EXTRA * x for s, x in zip(self.half_slots, self.half_extra)), default=0)
+        return BASE + WRITE_STATE * self.states + SLOT * self.slots + half
 
     @property
     def bytes(self) -> float:
-        return GROUP_STATE * self.states + SLOT * self.slots + INPUT_STATE * self.input_states + SLOT * self.input_slots
+        """The group's peak: the larger of its solve and its write."""
+        return max(self.solve_bytes(), self.write_bytes)
+
+    @property
+    def bytes_wide(self) -> float:
+        """The peak where the inputs' codes need 2 bytes a state."""
+        return max(self.solve_bytes(2), self.write_bytes)
 
 
 def plan(rules: RuleSet, subspaces, sample: int = 20_000, seed: int = 1) -> list[GroupPlan]:
@@ -56,13 +85,13 @@ def plan(rules: RuleSet, subspaces, sample: int = 20_000, seed: int = 1) -> list
     ht = history_tables(rules)
     bix = board_index(rules.board)
     rng = np.random.default_rng(seed)
-    per: dict[tuple[int, int], tuple[int, float]] = {}
+    per: dict[tuple[int, int], tuple[int, float, float]] = {}
     subs = closure(rules, subspaces)
     for a, b in subs:
         slots = bix.slots(a, b)
         chosen = np.arange(slots) if slots <= sample else rng.integers(0, slots, sample)
-        _, states = sample_states(a, b, chosen.astype(np.int64), ht, bix.tables)
-        per[a, b] = (slots, states * slots / len(chosen))
+        pos, states = sample_states(a, b, chosen.astype(np.int64), ht, bix.tables)
+        per[a, b] = (slots, states * slots / len(chosen), (states - pos) * slots / len(chosen))
     out = []
     for group in moving_groups(subs):
         inputs = sorted({t for a, b in group for t in removal_targets(rules, a, b)})
@@ -70,6 +99,7 @@ def plan(rules: RuleSet, subspaces, sample: int = 20_000, seed: int = 1) -> list
             GroupPlan(
                 group, sum(per[s][0] for s in group), sum(per[s][1] for s in group),
                 sum(per[s][0] for s in inputs), sum(per[s][1] for s in inputs),
+                [per[s][0] for s in group], [per[s][2] for s in group],
             )
         )
     return out

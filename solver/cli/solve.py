@@ -265,7 +265,7 @@ def report_rows(rows, secs, db_path, rules, as_json, noun, millions=False, colum
 
 def show_plan(plan, db_path, as_json) -> None:
     """The moving phase's plan (``morris solve --dry-run``): a table of its pairs and the totals, or JSON lines."""
-    from ..engine.costs.plan import mib
+    from ..engine.costs.plan import disk_words, mib
 
     if as_json:
         for p in plan.pairs:
@@ -286,8 +286,8 @@ def show_plan(plan, db_path, as_json) -> None:
     d = plan.to_dict()
     click.echo(
         f"total: {d['positions']:,} positions ({d['positions_to_solve']:,} to solve); peak memory "
-        f"{mib(d['peak_bytes']):,} MiB ({d['peak_pair']}) of {mib(d['memory_bytes']):,} MiB; disk at most "
-        f"{mib(d['disk_bytes']):,} MiB"
+        f"{mib(d['peak_bytes']):,} MiB ({d['peak_pair']}) of {mib(d['memory_bytes']):,} MiB; "
+        + disk_words(d["disk_bytes"], d["positions"])
     )
     if d["seconds"] is not None and d["reference_factor"]:
         rest = d["pairs_by_rate"]
@@ -302,7 +302,7 @@ def show_plan(plan, db_path, as_json) -> None:
 
 def show_placing_plan(plan, as_json) -> None:
     """The placing phase's plan (``--whole-game --dry-run``): a table by men in hand and the totals, or JSON lines."""
-    from ..engine.costs.plan import mib
+    from ..engine.costs.plan import disk_words, mib
 
     if as_json:
         for row in plan.rows:
@@ -323,7 +323,7 @@ def show_placing_plan(plan, as_json) -> None:
     d = plan.to_dict()
     click.echo(
         f"placing total: {d['positions']:,} positions ({d['positions_to_solve']:,} to solve) in {d['tiers']} tiers; "
-        f"peak memory {mib(d['peak_bytes']):,} MiB ({d['peak_group']}); disk at most {mib(d['disk_bytes']):,} MiB"
+        f"peak memory {mib(d['peak_bytes']):,} MiB ({d['peak_group']}); " + disk_words(d["disk_bytes"], d["positions"])
     )
     if d["seconds"] is not None:
         click.echo(f"estimated time: {d['seconds'] / 60:,.1f} min ({d['rate_source']})")

@@ -6,6 +6,8 @@ the explicit analysis's (``ranks.rank_draws``) on every tier of small whole game
   (which spread the placing tiers' draws over many ranks: with the game's own, 3);
 - Three Men's Morris, also solved with --extended (moves into a twin), the standard board with 3
   men; slow: the standard board with 4 men;
+- the old rules' options on the six board: passes (default run), optional removal, two removals
+  per move (5 men), forfeited removals without flying (slow);
 - ``plan``'s bytes a group; Lasker's rule refused in one line. (Resuming a killed run through
   ``morris rank``: tests/test_ultra_store.py.)
 
@@ -88,6 +90,23 @@ def test_whole_small_games_equal_the_explicit_analysis(solved_whole, game):
     db = Database(solved_whole(*game).path)
     _compare(db)
     _compare(db, _random_values(sector_values(db.rules, database_stats(db)), 1, 6))
+
+
+@pytest.mark.parametrize(
+    "game",
+    [
+        ("six", ("men=4", "blocked=passes")),  # the position before a pass among the predecessors
+        pytest.param(("six", ("men=4", "removal=optional")), marks=pytest.mark.slow),
+        pytest.param(("six", ("men=5", "double-mill=per-mill")), marks=pytest.mark.slow),  # two removals in one move
+        pytest.param(("six", ("men=4", "removal-from-mills=forfeit", "flying=never")), marks=pytest.mark.slow),
+    ],
+    ids=lambda g: " ".join(g[1]),
+)
+def test_whole_old_rules_equal_the_explicit_analysis(solved_whole, game):
+    """The old rule sets' options (issue 20), which ``morris rank`` takes like any other."""
+    db = Database(solved_whole(*game).path)
+    _compare(db)
+    _compare(db, _random_values(sector_values(db.rules, database_stats(db)), 2, 8))
 
 
 def test_plan_counts_each_group_and_what_it_reads(solved_whole):

@@ -286,7 +286,7 @@ def show_plan(plan, db_path, as_json) -> None:
     d = plan.to_dict()
     click.echo(
         f"total: {d['positions']:,} positions ({d['positions_to_solve']:,} to solve); peak memory "
-        f"{mib(d['peak_bytes']):,} MiB ({d['peak_pair']}) of {mib(d['memory_bytes']):,} MiB; "
+        f"{mib(d['peak_bytes']):,} MiB ({d['peak_pair'] or 'nothing to solve'}) of {mib(d['memory_bytes']):,} MiB; "
         + disk_words(d["disk_bytes"], d["positions"])
     )
     if d["seconds"] is not None and d["reference_factor"]:
@@ -323,7 +323,7 @@ def show_placing_plan(plan, as_json) -> None:
     d = plan.to_dict()
     click.echo(
         f"placing total: {d['positions']:,} positions ({d['positions_to_solve']:,} to solve) in {d['tiers']} tiers; "
-        f"peak memory {mib(d['peak_bytes']):,} MiB ({d['peak_group']}); " + disk_words(d["disk_bytes"], d["positions"])
+        f"peak memory {mib(d['peak_bytes']):,} MiB ({d['peak_group'] or 'nothing to solve'}); " + disk_words(d["disk_bytes"], d["positions"])
     )
     if d["seconds"] is not None:
         click.echo(f"estimated time: {d['seconds'] / 60:,.1f} min ({d['rate_source']})")

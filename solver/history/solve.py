@@ -19,7 +19,6 @@ from ..index.tables import board_index
 from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
 from . import kernels as k
-from ..values import DUP
 from .states import (
     BLOCK_BITS, CHUNK, MAX_CODES, B0, C0, SLOTS, V0, block_firsts, blocks_of, canonical_per_chunk, count_keys, count_plain, count_states, place_keys,
     place_plain, to_side_table,
@@ -144,8 +143,7 @@ class Store:
         self.allocate_layout([(p.a, p.b, p.slots) for p in parts])
         for p in parts:
             self.counts_of(p.a, p.b)[:] = p.counts
-            self.block_first_of(p.a, p.b)[:] = p.block_first
-        self.allocate_values(dtype)
+        self.allocate_values(dtype)  # (block_first from the counts)
         for p in parts:
             self.values_of(p.a, p.b)[:] = p.state_values
 

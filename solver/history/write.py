@@ -18,7 +18,6 @@ import h5py
 import numpy as np
 from isal import isal_zlib
 
-from ..engine.kernels.codes import tally
 from ..rules.rulesets import RuleSet
 from ..storage import chunks
 from ..storage.files import CHUNK, HISTORY_FORMAT, _write_atomic, _write_dataset, _write_header, fsync_path, subspace_dir, subspace_file, subspace_name

@@ -6,6 +6,12 @@ forward check (``verify_moving``) runs after the solve and must find nothing wro
 
 Each group is solved as ``morris solve`` does it (one at a time, with what its removals read);
 the peak resident memory is the process's (``ru_maxrss``), the plain engine's solve included.
+
+With ``--db PATH`` the moving phase is solved as ``morris solve`` solves it instead (one group at
+a time with its inputs read back from PATH, each half written there), and the peak is set beside
+the plan's (``solver.history.plan``) for the largest group; no forward check, no plain engine.
+
+    python benchmarks/bench_history.py --rules viking -o reclose=same-man --max-men 5 --db /tmp/b.h5
 """
 
 from __future__ import annotations
@@ -27,8 +33,11 @@ from solver.rules import make_rules
 @click.option("--rules", "name", default="viking")
 @click.option("-o", "options", multiple=True)
 @click.option("--max-men", default=5)
-def main(name, options, max_men):
+@click.option("--db", "db", type=click.Path(dir_okay=False, path_type=Path), default=None, help="solve as morris solve does, into this database")
+def main(name, options, max_men, db):
     rules = make_rules(name, list(options))
+    if db is not None:
+        return as_solve(rules, max_men, db)
     subs = [(max_men, max_men)]
     solve_moving(rules, [(3, 3)])  # compile the kernels outside the timing
     total = {"states": 0, "slots": 0}
@@ -62,6 +71,24 @@ def main(name, options, max_men):
     click.echo(f"plain engine, the same subspaces: {total['slots']:,} slots in {pw:.1f} s wall, {pc:.1f} s CPU "
                f"({total['slots'] / pc / 1e6:.2f} M slots per CPU-second)")
     click.echo(f"peak resident memory: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GiB")
+
+
+def as_solve(rules, max_men, db):
+    """``morris solve``'s way (``history.run.solve_history``), its peak against the plan's."""
+    from solver.history.plan import plan
+    from solver.history.run import moving_subspaces, solve_history
+
+    subs = moving_subspaces(rules, max_men, False)
+    groups = plan(rules, subs)
+    t0, c0 = time.perf_counter(), time.process_time()
+    rows = solve_history(rules, db, max_men, progress=False, echo=click.echo)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    states = sum(r.stats["states"] for r in rows if not r.skipped)
+    top = max(groups, key=lambda g: g.bytes)
+    click.echo(f"history, as morris solve: {states:,} states solved in {wall:.1f} s wall, {cpu:.1f} s CPU")
+    click.echo(f"peak resident memory: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10:,.0f} MiB; the plan's largest group "
+               f"{' and '.join(f'{a}-{b}' for a, b in top.group)}: {top.bytes / 2**20:,.0f} MiB (solve {top.solve_bytes() / 2**20:,.0f}, "
+               f"write {top.write_bytes / 2**20:,.0f}, with inputs in 2 bytes {top.bytes_wide / 2**20:,.0f})")
 
 
 if __name__ == "__main__":

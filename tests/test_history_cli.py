@@ -221,3 +221,22 @@ def test_a_subspace_read_back_in_pieces(tmp_path, monkeypatch):
         st.allocate_values(np.uint8)
         inputs.values(*s, st)
         assert np.array_equal(st.values_of(*s), h.state_values)
+
+
+def test_inputs_in_two_bytes_stop_a_run_the_plan_cannot_hold():
+    """The plan counts a byte a state of inputs; a group whose inputs turn out to need 2 (a code
+    past 255) is refused before it is solved where the plan with them exceeds the limit."""
+    from solver.errors import PlanError
+    from solver.history.plan import plan
+    from solver.history.run import wide_inputs_check
+    from solver.history.solve import Store
+
+    rules = make_rules("six", ["men=4", "reclose=same-man"])
+    subs = [(4, 4)]
+    g = next(p for p in plan(rules, subs) if p.group == [(4, 4)])
+    check = wide_inputs_check(rules, subs, int(g.bytes) + 1)
+    narrow, wide = Store([], np.uint8), Store([], np.uint16)
+    check([(4, 4)], narrow)  # a byte a state: the plan holds
+    with pytest.raises(PlanError, match="code past 255"):
+        check([(4, 4)], wide)
+    wide_inputs_check(rules, subs, int(g.bytes_wide) + 1)([(4, 4)], wide)

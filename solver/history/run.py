@@ -64,6 +64,26 @@ def check_memory(rules: RuleSet, subspaces, limit: int | None) -> int:
     return need
 
 
+def wide_inputs_check(rules: RuleSet, subspaces, limit: int | None):
+    """``solve_moving``'s ``check``: the plan counts a byte a state of inputs; where a group's
+    inputs take 2 (a code past 255, known only once the smaller groups are solved), a PlanError
+    before that group is solved if its plan with them exceeds ``limit`` (or the machine)."""
+    from .plan import plan
+
+    allowed = limit or machine_memory()
+    wide = {tuple(g.group): g.bytes_wide for g in plan(rules, subspaces)}
+
+    def check(group, src) -> None:
+        need = wide.get(tuple(group), 0)
+        if src.values.itemsize > 1 and need > allowed:
+            raise PlanError(
+                f"group {' and '.join(subspace_name(*s) for s in group)}: its inputs hold a code past 255, 2 bytes a state, "
+                f"and it needs about {mib(need):,} MiB then, more than the {mib(allowed):,} MiB allowed (--max-memory)"
+            )
+
+    return check
+
+
 def _side_stats(plain, side) -> dict:
     p, r = tally(plain), tally(side)
     return {
@@ -114,6 +134,7 @@ def solve_history(
     subs = moving_subspaces(rules, max_men, whole_game)
     groups = moving_groups(closure(rules, subs))
     check_memory(rules, subs, limit)
+    wide_check = wide_inputs_check(rules, subs, limit)
     top = max(max(s) for s in closure(rules, subs))
     rows: list[SolveRow] = []
     with writer_lock(db_path):
@@ -146,7 +167,7 @@ def solve_history(
                 if tuple(g[0]) in done:
                     rows += _skipped([held[s] for s in g], echo, on_group)
 
-            solve_moving(rules, subs, finished, stored=stored, load=DatabaseInputs(db_path, rules), keep=False)
+            solve_moving(rules, subs, finished, stored=stored, load=DatabaseInputs(db_path, rules), keep=False, check=wide_check)
     if whole_game:
         plain = plain_rules(rules)
         jobs = placing_jobs(plain, placing_groups(plain))

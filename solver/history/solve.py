@@ -308,7 +308,7 @@ def compact(h: HistorySubspace) -> HistorySubspace:
     return HistorySubspace(h.a, h.b, h.slots, h.counts.copy(), h.block_first.copy(), h.state_values.astype(input_dtype(top)), h.rules)
 
 
-def solve_moving(rules: RuleSet, subspaces, progress=None, stored=frozenset(), load=None, keep: bool = True) -> dict[tuple[int, int], HistorySubspace]:
+def solve_moving(rules: RuleSet, subspaces, progress=None, stored=frozenset(), load=None, keep: bool = True, check=None) -> dict[tuple[int, int], HistorySubspace]:
     """Every state of the moving subspaces ``subspaces`` and of what their removals reach, group
     by group; ``progress(group, halves)`` hears each group solved. A group whose subspaces are all
     in ``stored`` is skipped, and what a later group reads of it comes from ``load`` (an object
@@ -318,7 +318,8 @@ def solve_moving(rules: RuleSet, subspaces, progress=None, stored=frozenset(), l
     With ``keep`` False a run holds one group and its inputs (``plan``): the inputs are dropped
     before ``progress`` hears the group, and the group after it; a subspace that a later group
     reads is read again through ``load``, or, without one, kept as a compact copy (``compact``).
-    The result then holds those copies."""
+    The result then holds those copies. ``check(group, inputs)``, where given, hears each
+    group's store of inputs before the group is solved (and may stop the run)."""
     check_supported(rules)
     groups = [g for g in moving_groups(closure(rules, subspaces))]
     reads = [sorted({t for a, b in g for t in removal_targets(rules, a, b)}) for g in groups]
@@ -327,6 +328,8 @@ def solve_moving(rules: RuleSet, subspaces, progress=None, stored=frozenset(), l
         if all(s in stored for s in group):
             continue
         src = gather_inputs(rules, reads[i], result, load)
+        if check:
+            check(group, src)
         halves = solve_group(rules, group, src)
         del src
         later = {t for r in reads[i + 1 :] for t in r}

@@ -163,3 +163,24 @@ def test_inputs_held_in_two_bytes_give_the_same_values(monkeypatch):
     monkeypatch.setattr(solve, "INPUT_TOP", 0)
     wide = solve.solve_moving(rules, [(4, 4)])
     assert all(np.array_equal(narrow[s].state_values, wide[s].state_values) for s in narrow)
+
+
+def test_a_run_that_keeps_one_group_frees_the_groups_before():
+    """With ``keep=False`` nothing of a group's arrays outlives its ``progress`` (a half is a view
+    that keeps them all alive, so a name left bound to one would hold a whole group)."""
+    import gc
+    import weakref
+
+    from solver.history.solve import solve_moving
+
+    rules = make_rules("six", ["reclose=same-man", "men=4"])
+    before = []
+
+    def progress(group, halves):
+        gc.collect()
+        assert all(r() is None for r in before), group
+        before.append(weakref.ref(halves[0].state_values.base))
+
+    solve_moving(rules, [(4, 4)], progress, keep=False)
+    gc.collect()
+    assert len(before) == 3 and all(r() is None for r in before)

@@ -343,7 +343,7 @@ def solve_moving(rules: RuleSet, subspaces, progress=None, stored=frozenset(), l
                 result[h.a, h.b] = h
             elif (h.a, h.b) in later and load is None:
                 result[h.a, h.b] = compact(h)
-        del halves
+        del halves, h  # (the loop's name too: a half is a view that keeps its group's arrays alive)
     return result
 
 

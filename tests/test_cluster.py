@@ -130,6 +130,7 @@ def test_a_worker_killed_in_the_middle_of_a_pair_changes_nothing(tmp_path, local
     assert sorted(got) == ["3-3", "3-4", "3-5", "4-3", "5-3"] and got == {name: recorded[name] for name in got}
 
 
+@pytest.mark.slow  # (9 s: a cluster of its own; the default run kills a worker in the test above)
 def test_a_job_that_keeps_killing_its_workers_is_one_line_and_keeps_finished_work(tmp_path):
     """With no second chance (Dask's allowed-failures = 0), the killed pair ends the run with a
     ClusterError naming it; the pairs finished before it stay in the database."""

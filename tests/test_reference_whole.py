@@ -202,7 +202,7 @@ def test_three_whole_check_solution():
         ("three", ["men=4"]),
         ("three", ["men=4", "lasker=on", "mill-wins=off"]),
         ("six", ["men=3"]),
-        ("six", ["men=3", "lasker=on", "flying=at-3"]),
+        pytest.param("six", ["men=3", "lasker=on", "flying=at-3"], marks=pytest.mark.slow),  # 6 s; Lasker's rule: three above
         ("six", ["men=3", "double-mill=per-mill", "removal=optional", "removal-from-mills=forfeit"]),
     ],
 )

@@ -99,13 +99,13 @@ def compare_whole(tmp_path: Path, rules, extended: bool = False, tiers=None) -> 
         # verify's local check at every position (test_verify), and three's Lasker game (above)
         # is compared with the reference here
         pytest.param("six", ["men=4", "lasker=on"], marks=pytest.mark.slow),
-        # each option on its own with 3 men (about 1 s each), all of them together with 4 men
-        # (a side comes down to 3 men and flies in the middle of the game; 10 s), each with 4
-        # men under -m slow
+        # each option on its own with 3 men (about 1 s each); under -m slow, all of them together
+        # with 4 men (a side comes down to 3 men and flies in the middle of the game; 10 s) and
+        # each with 4 men
         ("six", ["men=3", "removal=optional"]),
         ("six", ["men=3", "blocked=passes", "removal-from-mills=forfeit"]),
         ("six", ["men=3", "flying=at-3"]),
-        ("six", ["men=4", "flying=at-3", "removal=optional", "blocked=passes", "removal-from-mills=forfeit"]),
+        pytest.param("six", ["men=4", "flying=at-3", "removal=optional", "blocked=passes", "removal-from-mills=forfeit"], marks=pytest.mark.slow),
         pytest.param("six", ["men=4", "double-mill=per-mill", "removal=optional"], marks=pytest.mark.slow),
         pytest.param("six", ["men=4", "blocked=passes", "removal-from-mills=forfeit"], marks=pytest.mark.slow),
         pytest.param("six", ["men=4", "flying=at-3"], marks=pytest.mark.slow),

@@ -22,7 +22,7 @@ from solver.history.states import C0, scratch, slot_states, subspace_index
 from solver.history.tables import history_tables, plain_rules
 from solver.index.tables import board_index
 from solver.rules import make_rules
-from solver.rules.movegen import MAX_MOVES, generate_moves
+from solver.rules.movegen import generate_moves
 from solver.rules.tables import game_tables
 
 PIECES = ("slot_states", "generate_moves", "count_inside", "predecessors", "predecessors twice")
@@ -30,19 +30,9 @@ PIECES = ("slot_states", "generate_moves", "count_inside", "predecessors", "pred
 
 @nb.njit
 def run(piece, sample, a, info, counts, bfirst, part0, ht, ix, g):
-    rows = np.empty((MAX_MOVES, 5), dtype=np.int64)
-    kids = np.empty(MAX_MOVES, dtype=np.int64)
+    rows, kids, xbans, ylist, cands, mx, my, qs, qparts, qm, qcode, _ = k.level_scratch()
     syms, bans, pends, codes = scratch()
     syms2, bans2, pends2, own = scratch()
-    xbans = np.empty(bans.shape[0] + 1, dtype=np.int64)
-    ylist = np.empty(bans.shape[0], dtype=np.int64)
-    cands = np.empty(bans.shape[0] + 1, dtype=np.int64)
-    mx = np.empty(bans.shape[0], dtype=np.int64)
-    my = np.empty(bans.shape[0], dtype=np.int64)
-    qs = np.empty(k.MAX_PREDS, dtype=np.int64)
-    qparts = np.empty(k.MAX_PREDS, dtype=np.int64)
-    qm = np.empty(k.MAX_PREDS, dtype=np.int64)
-    qcode = np.empty(k.MAX_PREDS, dtype=np.int64)
     states = 0
     total = 0
     c0 = info[a, a, C0]

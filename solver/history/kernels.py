@@ -328,6 +328,21 @@ def predecessors(m, o, ban, pend, info, counts, bfirst, part0, ht, ix, g, syms, 
     return k
 
 
+@nb.njit(cache=True)
+def level_scratch():
+    """A thread's buffers for ``level_step``: the moves (rows) and distinct successors (kids) of
+    ``count_inside``; for ``predecessors`` the records (xbans, ylist, cands, mx, my) and the
+    predecessors found (qs, qparts, qm, qcode); their order (``sort_by``)."""
+    return (
+        np.empty((MAX_MOVES, 5), dtype=np.int64), np.empty(MAX_MOVES, dtype=np.int64),
+        np.empty(MAX_RECORDS + 1, dtype=np.int64), np.empty(MAX_RECORDS, dtype=np.int64),
+        np.empty(MAX_RECORDS + 1, dtype=np.int64), np.empty(MAX_RECORDS, dtype=np.int64),
+        np.empty(MAX_RECORDS, dtype=np.int64), np.empty(MAX_PREDS, dtype=np.int64),
+        np.empty(MAX_PREDS, dtype=np.int64), np.empty(MAX_PREDS, dtype=np.int64),
+        np.empty(MAX_PREDS, dtype=np.int64), np.empty(MAX_PREDS, dtype=np.int64),
+    )
+
+
 @helper
 def sort_by(keys, k, order):
     """order[:k]: the indices of keys[:k] by increasing key (insertion sort: k is a few dozen)."""
@@ -351,20 +366,9 @@ def level_step(level, parts, part0, info, counts, bfirst, value, count, sinfo, s
         if lowest[c] > code:
             continue
         a, b, lo, hi = parts[c, 0], parts[c, 1], parts[c, 2], parts[c, 3]
-        rows = np.empty((MAX_MOVES, 5), dtype=np.int64)
-        kids = np.empty(MAX_MOVES, dtype=np.int64)
+        rows, kids, xbans, ylist, cands, mx, my, qs, qparts, qm, qcode, order = level_scratch()
         syms, bans, pends, codes = scratch()
         syms2, bans2, pends2, own = scratch()
-        xbans = np.empty(bans.shape[0] + 1, dtype=np.int64)
-        ylist = np.empty(bans.shape[0], dtype=np.int64)
-        cands = np.empty(bans.shape[0] + 1, dtype=np.int64)
-        mx = np.empty(bans.shape[0], dtype=np.int64)
-        my = np.empty(bans.shape[0], dtype=np.int64)
-        qs = np.empty(MAX_PREDS, dtype=np.int64)
-        qparts = np.empty(MAX_PREDS, dtype=np.int64)
-        qm = np.empty(MAX_PREDS, dtype=np.int64)
-        qcode = np.empty(MAX_PREDS, dtype=np.int64)
-        order = np.empty(MAX_PREDS, dtype=np.int64)
         low = NONE
         c0 = info[a, b, C0]
         t = first_state(a, b, lo, info, counts, bfirst)

@@ -178,12 +178,13 @@ def test_a_half_written_in_pieces_reads_back_whole(tmp_path, monkeypatch):
     file reads back (through HDF5 and through the database's own chunk reader) as the whole
     layout, with the checksums ``storage`` computes."""
     from solver.history import write
+    from solver.storage import files
     from solver.storage.database import Database
     from solver.storage.files import checksum
 
     rules = make_rules("six", ["men=3", "reclose=same-man"])
     h = solve_moving(rules, [(3, 3)])[3, 3]
-    monkeypatch.setattr(write, "CHUNK", 100)
+    monkeypatch.setattr(files, "CHUNK", 100)  # (the datasets storage.files makes, write_half's too)
     monkeypatch.setattr(write, "PIECE_CHUNKS", 1)
     path = tmp_path / "pieces.h5"
     stats, side = write.write_half(path, rules, h, 1.0, 1.0)

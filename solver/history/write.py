@@ -16,22 +16,14 @@ from pathlib import Path
 
 import h5py
 import numpy as np
-from isal import isal_zlib
 
 from ..rules.rulesets import RuleSet
 from ..storage import chunks
-from ..storage.files import CHUNK, HISTORY_FORMAT, _write_atomic, _write_dataset, _write_header, fsync_path, subspace_dir, subspace_file, subspace_name
+from ..storage.files import HISTORY_FORMAT, _write_atomic, chunked_dataset, _write_dataset, _write_header, fsync_path, subspace_dir, subspace_file, subspace_name
 from ..storage.write import link_subspaces
 from .solve import HistorySubspace
 
 PIECE_CHUNKS = 1 << 12  # chunks of 1,024 slots made at a time: 4 M slots, some 8 M keys (64 MB)
-
-
-def _dataset(group: h5py.Group, name: str, n: int, dtype) -> h5py.Dataset:
-    """As ``storage.files._chunked`` makes it."""
-    return group.create_dataset(
-        name, shape=(n,), dtype=dtype, chunks=(min(CHUNK, max(1, n)),), compression="gzip", compression_opts=chunks.LEVEL, shuffle=True
-    )
 
 
 class _Chunks:
@@ -57,8 +49,7 @@ class _Chunks:
                 self._flush()
 
     def _flush(self) -> None:
-        self.buf[self.fill :] = 0
-        self.ds.id.write_direct_chunk((self.start,), isal_zlib.compress(chunks._shuffle(self.buf), chunks.LEVEL))
+        self.ds.id.write_direct_chunk((self.start,), chunks.compress_chunk(self.buf[: self.fill], self.size))
         self.start += self.size
         self.fill = 0
 
@@ -82,7 +73,7 @@ def write_half(path: Path, rules: RuleSet, h: HistorySubspace, seconds: float, c
         _write_header(f, rules)
         g = f.require_group("history").create_group(name)
         digest = hashlib.sha256()  # (the side table's checksum: the keys, then the values)
-        keys = _Chunks(_dataset(g, "keys", nx, np.int64), digest)
+        keys = _Chunks(chunked_dataset(g, "keys", nx, np.int64), digest)
         x, nchunks = 0, len(canon_before)
         for c in range(0, nchunks, PIECE_CHUNKS):
             k, v = h.side_piece(c, min(nchunks, c + PIECE_CHUNKS), canon_before, nx, plain)
@@ -91,7 +82,7 @@ def write_half(path: Path, rules: RuleSet, h: HistorySubspace, seconds: float, c
             x += len(v)
         keys.close()
         assert x == nx
-        vals = _Chunks(_dataset(g, "values", nx, np.uint16), digest)
+        vals = _Chunks(chunked_dataset(g, "values", nx, np.uint16), digest)
         vals.add(xvals)
         vals.close()
         stats, side = subspace_stats_of(h.a, h.b, plain, xvals, seconds, cpu)

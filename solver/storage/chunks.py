@@ -55,6 +55,14 @@ def _unshuffle(data: bytes, dtype: np.dtype, count: int) -> np.ndarray:
     return np.ascontiguousarray(planes.T).view(dtype).reshape(count)
 
 
+def compress_chunk(chunk: np.ndarray, size: int) -> bytes:
+    """One chunk of ``size`` values as the dataset stores it: shuffled and deflated, a last chunk
+    padded with zeros (HDF5 stores it whole, past the end as zeros)."""
+    if chunk.shape[0] < size:
+        chunk = np.concatenate([chunk, np.zeros(size - chunk.shape[0], dtype=chunk.dtype)])
+    return isal_zlib.compress(_shuffle(chunk), LEVEL)
+
+
 def write_values(ds: h5py.Dataset, values: np.ndarray) -> str:
     """Write ``values`` into ``ds`` (created with chunks, gzip at ``LEVEL`` and shuffle, nothing
     written yet) chunk by chunk, compressed in threads; returns the sha256 of the values (little
@@ -64,10 +72,7 @@ def write_values(ds: h5py.Dataset, values: np.ndarray) -> str:
     starts = range(0, values.shape[0], size)
 
     def compress(start: int) -> bytes:
-        chunk = values[start : start + size]
-        if chunk.shape[0] < size:  # HDF5 stores the last chunk whole, past the end as zeros
-            chunk = np.concatenate([chunk, np.zeros(size - chunk.shape[0], dtype=values.dtype)])
-        return isal_zlib.compress(_shuffle(chunk), LEVEL)
+        return compress_chunk(values[start : start + size], size)
 
     digest = hashlib.sha256()
     with ThreadPoolExecutor(threads()) as pool:

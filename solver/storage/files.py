@@ -94,8 +94,8 @@ def checksum(values: np.ndarray) -> str:
 
 def history_checksum(keys: np.ndarray, values: np.ndarray) -> str:
     """The side table's checksum: the keys as little-endian int64, then the values as uint16."""
-    digest = hashlib.sha256(np.ascontiguousarray(keys, dtype="<i8").tobytes())
-    digest.update(np.ascontiguousarray(values, dtype="<u2").tobytes())
+    digest = hashlib.sha256(memoryview(np.ascontiguousarray(keys, dtype="<i8")).cast("B"))  # (no copy)
+    digest.update(memoryview(np.ascontiguousarray(values, dtype="<u2")).cast("B"))
     return "sha256:" + digest.hexdigest()
 
 
@@ -212,17 +212,22 @@ def subspaces_group(f: h5py.File, path: Path) -> h5py.Group:
     return group
 
 
-def _chunked(group: h5py.Group, name: str, values: np.ndarray) -> tuple[h5py.Dataset, str]:
-    """``values`` as a chunked dataset (gzip + shuffle, ``chunks.write_values``) and its checksum."""
-    ds = group.create_dataset(
+def chunked_dataset(group: h5py.Group, name: str, n: int, dtype) -> h5py.Dataset:
+    """An empty dataset of n values, chunked, gzip + shuffle: what ``chunks.write_values`` fills."""
+    return group.create_dataset(
         name,
-        shape=values.shape,
-        dtype=values.dtype,
-        chunks=(min(CHUNK, max(1, values.shape[0])),),
+        shape=(n,),
+        dtype=dtype,
+        chunks=(min(CHUNK, max(1, n)),),
         compression="gzip",
         compression_opts=chunks.LEVEL,  # (what HDF5 would write with; chunks.py writes ISA-L)
         shuffle=True,
     )
+
+
+def _chunked(group: h5py.Group, name: str, values: np.ndarray) -> tuple[h5py.Dataset, str]:
+    """``values`` as a chunked dataset (gzip + shuffle, ``chunks.write_values``) and its checksum."""
+    ds = chunked_dataset(group, name, values.shape[0], values.dtype)
     return ds, chunks.write_values(ds, values)
 
 

@@ -1,31 +1,58 @@
-"""``morris verify`` under the history rule: each moving subspace's checksums (the plain slots'
-and the side table's), then every state by ``solve.verify_moving`` (each state's stored value
-against its legal moves' successors, independent of the solver), on the states read back from
-the database (``store.load_moving``). The tiers with men in hand are plain positions, which the
-plain verifier checks (``verify.check``)."""
+"""``morris verify`` under the history rule, one moving subspace at a time: its checksums (the
+plain slots' and the side table's, streamed from the file), then every state by
+``solve.count_wrong`` (each state's stored value against its legal moves' successors,
+independent of the solver). For each subspace only it and the subspaces its moves reach are read
+back (``store.load_store``): at 9 men the moving phase's states do not fit in memory at once.
+The tiers with men in hand are plain positions, which the plain verifier checks
+(``verify.check``)."""
 
 from __future__ import annotations
 
+import hashlib
+
+import numpy as np
+
 from ..errors import MorrisError
-from ..storage.files import checksum, history_checksum
-from .solve import verify_moving
-from .store import load_moving
+from ..tiers import removal_depth
+from .solve import count_wrong
+from .store import load_store, pieces
 
 
-def check_moving(db, names: set[str]) -> dict[str, tuple[bool, int, str | None]]:
-    """{subspace: (checksums ok, states whose value is wrong, error)} for the moving subspaces
-    ``names`` of the database ``db`` (a ``storage.Database``); every moving subspace is read
-    (the successors' states)."""
-    out: dict[str, tuple[bool, int, str | None]] = {}
-    try:
-        moving = load_moving(db, db.rules)
-    except MorrisError as e:
-        return {name: (False, 0, str(e)) for name in names}
-    bad = verify_moving(db.rules, moving)
-    for s in db.subspaces():
-        if s.name not in names:
-            continue
-        h = moving[s.mover, s.opponent]
-        ok = checksum(h.values[: h.slots]) == s.checksum and history_checksum(h.keys, h.values[h.slots :]) == s.history["checksum"]
-        out[s.name] = (ok, bad[s.mover, s.opponent], None)
-    return out
+class MovingCheck:
+    """``check(s)``: (checksums ok, states whose value is wrong, error) of the moving subspace
+    ``s`` (a ``storage.SubspaceInfo``) of the database ``db``."""
+
+    def __init__(self, db):
+        self.db = db
+        self.present = {(s.mover, s.opponent) for s in db.subspaces()}
+        self.depth = removal_depth(db.rules)
+
+    def reached(self, a: int, b: int) -> list[tuple[int, int]]:
+        """Subspace (a, b) and those a move from it leads into (the sides swap; a removal takes
+        up to ``depth`` of the opponent's men), as far as the database has them: a missing one
+        shows as the error of a successor not found."""
+        out = [(a, b)] + [(b - k, a) for k in range(self.depth + 1)]
+        return [t for i, t in enumerate(out) if t in self.present and t not in out[:i]]
+
+    def check(self, s) -> tuple[bool, int, str | None]:
+        a, b = s.mover, s.opponent
+        try:
+            ok = self._checksums_ok(s)
+            store = load_store(self.db, self.reached(a, b))
+            return ok, count_wrong(self.db.rules, store, a, b), None
+        except MorrisError as e:
+            return False, 0, str(e)
+
+    def _checksums_ok(self, s) -> bool:
+        plain = hashlib.sha256()
+        for p in pieces(self.db.dataset(s.mover, s.opponent)):
+            plain.update(memoryview(np.ascontiguousarray(p, dtype="<u2")).cast("B"))
+        side = self.db.history_group(s.mover, s.opponent)
+        keys = hashlib.sha256()
+        for k in pieces(side["keys"]):
+            keys.update(memoryview(np.ascontiguousarray(k, dtype="<i8")).cast("B"))
+        for v in pieces(side["values"]):
+            keys.update(memoryview(np.ascontiguousarray(v, dtype="<u2")).cast("B"))
+        # (storage.files.checksum and history_checksum of the whole arrays, a piece at a time)
+        return "sha256:" + plain.hexdigest() == s.checksum and "sha256:" + keys.hexdigest() == s.history["checksum"]
+

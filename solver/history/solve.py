@@ -376,22 +376,24 @@ def solve_whole(rules: RuleSet, progress=None) -> tuple[dict[tuple[int, int], Hi
 
 
 def verify_moving(rules: RuleSet, moving: dict[tuple[int, int], HistorySubspace]) -> dict[tuple[int, int], int]:
-    """``verify.check_half`` over every subspace: {subspace: states whose value is wrong}."""
+    """``count_wrong`` over every subspace: {subspace: states whose value is wrong}."""
+    store = Store(list(moving.values()))
+    return {(a, b): count_wrong(rules, store, a, b) for a, b in moving}
+
+
+def count_wrong(rules: RuleSet, store: Store, a: int, b: int) -> int:
+    """The states of subspace (a, b) whose stored value is not the one their moves give
+    (``verify.check_half``), from the values of ``store``, which must hold every subspace a move
+    from (a, b) reaches."""
     from .verify import check_half
 
-    ht = history_tables(rules)
-    g = game_tables(plain_rules(rules))
-    ix = board_index(rules.board).tables
-    store = Store(list(moving.values()))
-    out = {}
+    states = store.states_of[a, b]
+    bad = np.zeros(states, dtype=np.bool_)
     err = np.zeros(3, np.int64)
-    for (a, b), h in moving.items():
-        bad = np.zeros(h.states, dtype=np.bool_)
-        check_half(a, b, *store.args(), store.values, ht, ix, g, bad, err)
-        out[a, b] = int(bad.sum())
+    check_half(a, b, *store.args(), store.values, history_tables(rules), board_index(rules.board).tables, game_tables(plain_rules(rules)), bad, err)
     if err.any():
-        raise RulesError(f"history verify: a successor missing from the subspaces checked ({err.tolist()})")
-    return out
+        raise RulesError(f"history verify: a successor of subspace {a}-{b} missing from the subspaces read ({err.tolist()})")
+    return int(bad.sum())
 
 
 def lookup(moving: dict[tuple[int, int], HistorySubspace], rules: RuleSet, text: str) -> int:

@@ -3,8 +3,9 @@ in /subspaces/<a-b>, the states with a record in /history/<a-b> as ascending key
 ban << 10 | pending`` and their values).
 
 - ``stored_key``: where a state of any orientation is stored (its canonical slot and code);
-- ``load_moving``: every moving subspace of a database read back into the engine's numbering,
-  what ``solve.verify_moving`` checks;
+- ``load_store``: moving subspaces of a database read back into one store, in the engine's
+  numbering (what ``check.MovingCheck`` checks a subspace in); ``load_moving`` each subspace
+  on its own;
 - ``DatabaseInputs``: what ``solve.solve_moving`` reads of a database, piece by piece straight
   into the store of a group's inputs (no whole side table in memory: at 9 men its keys alone
   are 8 bytes a state).
@@ -20,7 +21,7 @@ from .solve import HistorySubspace, Store
 from .states import KEY_SHIFT, canonical_state
 from .tables import history_tables
 
-__all__ = ["KEY_SHIFT", "stored_key", "load_moving", "DatabaseInputs"]
+__all__ = ["KEY_SHIFT", "stored_key", "load_store", "load_moving", "pieces", "DatabaseInputs"]
 
 PIECE = 1 << 22  # entries read at a time (a multiple of the files' chunks)
 
@@ -34,33 +35,40 @@ def stored_key(m: int, o: int, ban: int, pending: int, rules: RuleSet) -> tuple[
     return int(m).bit_count(), int(o).bit_count(), int(slot), int(code)
 
 
+def load_store(db, subspaces: list[tuple[int, int]]) -> Store:
+    """The moving subspaces (a, b) of the database ``db`` (a ``storage.Database``) in one store."""
+    store = Store.allocate([(a, b, db.info(a, b).slots) for a, b in subspaces])
+    for a, b in subspaces:
+        _fill_counts(db, a, b, store)
+    store.allocate_values(np.uint16)
+    for a, b in subspaces:
+        _fill_values(db, a, b, store)
+    return store
+
+
 def load_moving(db, rules: RuleSet, names=None) -> dict[tuple[int, int], HistorySubspace]:
-    """Every moving subspace of the database ``db`` (a ``storage.Database``), or those of ``names``."""
-    out = {}
-    for s in db.subspaces():
-        if names is None or s.name in names:
-            a, b = s.mover, s.opponent
-            store = Store.allocate([(a, b, s.slots)])
-            _fill_counts(db, a, b, store)
-            store.allocate_values(np.uint16)
-            _fill_values(db, a, b, store)
-            out[a, b] = store.subspace(a, b, rules)
-    return out
+    """Every moving subspace of the database ``db``, or those of ``names``, each on its own."""
+    return {
+        (s.mover, s.opponent): load_store(db, [(s.mover, s.opponent)]).subspace(s.mover, s.opponent, rules)
+        for s in db.subspaces()
+        if names is None or s.name in names
+    }
 
 
-def _pieces(ds):
+def pieces(ds):
+    """A dataset read ``PIECE`` entries at a time."""
     for lo in range(0, ds.shape[0], PIECE):
         yield ds[lo : lo + PIECE]
 
 
 def _fill_counts(db, a, b, store) -> None:
     side = db.history_group(a, b)
-    store.fill_counts(a, b, _pieces(db.dataset(a, b)), _pieces(side["keys"]))
+    store.fill_counts(a, b, pieces(db.dataset(a, b)), pieces(side["keys"]))
 
 
 def _fill_values(db, a, b, store) -> None:
     side = db.history_group(a, b)
-    store.fill_values(a, b, _pieces(db.dataset(a, b)), zip(_pieces(side["keys"]), _pieces(side["values"])))
+    store.fill_values(a, b, pieces(db.dataset(a, b)), zip(pieces(side["keys"]), pieces(side["values"])))
 
 
 class DatabaseInputs:

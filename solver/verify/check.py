@@ -137,9 +137,9 @@ def verify(
             subs = [s for s in subs if s.tier in chosen]
         history = None
         if db.rules.reclose != "allowed":  # the history rule: its own check of the moving phase's states
-            from ..history.check import check_moving
+            from ..history.check import MovingCheck
 
-            history = check_moving(db, {s.name for s in subs if not s.placing})
+            history = MovingCheck(db)
         run = _Run(db, method if method in (TWIN_WALK, MARKED_WALK, SWEEP) else None)
         check_tier = _TierCheck(db, method if method in (TIER_WALK, TIER_SWEEP, TIER_DIRECT) else None, [s.tier for s in subs if s.placing]).check
         bar = None
@@ -159,7 +159,7 @@ def verify(
                     numba.set_num_threads(1)
                 try:
                     if history is not None and not s.placing:
-                        ok, bad, error = history[s.name]
+                        ok, bad, error = history.check(s)
                         states = int(s.history["states"]) if s.history else s.positions
                         check = SubspaceCheck(s.name, s.positions, ok, bad, error=error, method=f"states ({states:,}), forward")
                         if bar:

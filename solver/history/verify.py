@@ -13,23 +13,37 @@ import numpy as np
 from ..rules.bits import popcount
 from ..rules.movegen import MAX_MOVES, OPT_FULL_DRAW, apply_move, generate_moves
 from .kernels import ERR_SUCC
-from .records import forbids, live, made
-from .states import C0, PEND_MASK, SLOTS, V0, first_state, scratch, slot_states, state_number
+from .records import forbids, image_of, live, made
+from .states import (
+    C0, MAX_CODES, PEND_MASK, SLOTS, V0, canonical_position, find_code, first_state, position_codes, scratch, slot_states,
+    state_number,
+)
 from .tables import CODE_BITS
 
 CHUNK = 1024
+ROW_CODES = 1 << 15  # the codes of the slots a position's moves lead into, listed once for its states
+# a move's facts in ``check_half``: from, to, mover after, opponent after, the record it makes,
+# its kind (LOST: the opponent is left 2 men; MISSING: its slot is not in the store; else
+# RANKED), the successor slot's first state, the symmetry to its canonical form (-1: several,
+# ranked the long way), the offset of its codes in ``lists`` (-1: only the plain state) and
+# how many
+LOST, MISSING, RANKED = 0, -1, 1
 
 
 @nb.njit(cache=True, parallel=True)
 def check_half(a, b, info, counts, bfirst, vals, ht, ix, g, bad, err):
     """Mark in ``bad`` (one flag per state of half (a, b), in its numbering) each state whose
     stored value is not the one its moves give; every subspace a move reaches must be in the
-    store."""
+    store. A slot's moves, their successors' slots and those slots' codes are found once for all
+    of its states; each state then drops what its ban forbids and finds its successors' codes
+    (the smallest image of their records, ``states.canonical_state``'s) among them."""
     slots = info[a, b, SLOTS]
     v0 = info[a, b, V0]
     c0 = info[a, b, C0]
     for c in nb.prange((slots + CHUNK - 1) // CHUNK):
         rows = np.empty((MAX_MOVES, 5), dtype=np.int64)
+        facts = np.empty((MAX_MOVES, 10), dtype=np.int64)
+        lists = np.empty(ROW_CODES, dtype=np.int64)
         syms, bans, pends, codes = scratch()
         syms2, bans2, pends2, own = scratch()
         lo = c * CHUNK
@@ -39,28 +53,66 @@ def check_half(a, b, info, counts, bfirst, vals, ht, ix, g, bad, err):
             if n == 0:
                 continue
             m, o = slot_states(a, b, s, n, ht, ix, bans2, pends2, syms2, own)
+            if g.opts[OPT_FULL_DRAW] and (m | o) == ht.full:
+                for jj in range(n):
+                    bad[t + jj - v0] = vals[t + jj] != 0
+                t += n
+                continue
+            n_rows = generate_moves(m, o, 0, 0, g, rows)
+            used = 0
+            for r in range(n_rows):
+                frm, to = rows[r, 0], rows[r, 1]
+                after, o2, _ = apply_move(m, o, 0, frm, to, rows[r, 2], rows[r, 3], rows[r, 4])
+                f = facts[r]
+                f[0], f[1], f[2], f[3], f[4] = frm, to, after, o2, made(m, frm, to, after, ht)
+                if popcount(o2) < 3:
+                    f[5] = LOST
+                    continue
+                mc, oc, slot, nsym = canonical_position(o2, after, ix, syms)
+                a2, b2 = popcount(o2), popcount(after)
+                if info[a2, b2, V0] < 0 or counts[info[a2, b2, C0] + slot] == 0:
+                    f[5] = MISSING
+                    continue
+                f[5] = RANKED
+                f[6] = first_state(a2, b2, slot, info, counts, bfirst)
+                f[7] = syms[0] if nsym == 1 else -1
+                f[8], f[9] = -1, 1
+                if nsym == 1 and counts[info[a2, b2, C0] + slot] > 1:
+                    if used + MAX_CODES + 1 <= lists.shape[0]:
+                        k = position_codes(mc, oc, ht, ix, bans, pends, syms, lists[used:])
+                        f[8], f[9] = used, k
+                        used += k
+                    else:
+                        f[7] = -1  # out of room: the long way
             for jj in range(n):
                 ban = own[jj] >> CODE_BITS
                 pend = own[jj] & PEND_MASK
                 stored = vals[t + jj]
-                if g.opts[OPT_FULL_DRAW] and (m | o) == ht.full:
-                    bad[t + jj - v0] = stored != 0
-                    continue
-                n_rows = generate_moves(m, o, 0, 0, g, rows)
                 legal = 0
                 win = 0  # the earliest win (as a stored code), 0 for none
                 loss = -1  # the latest loss
                 draw = False
                 for r in range(n_rows):
-                    frm, to = rows[r, 0], rows[r, 1]
-                    after, o2, _ = apply_move(m, o, 0, frm, to, rows[r, 2], rows[r, 3], rows[r, 4])
-                    if forbids(ban, frm, to, after, ht):
+                    f = facts[r]
+                    if forbids(ban, f[0], f[1], f[2], ht):
                         continue
                     legal += 1
-                    if popcount(o2) < 3:
+                    if f[5] == LOST:
                         win = 1
                         continue
-                    k, _ = state_number(o2, after, live(pend, o2, after, ht), made(m, frm, to, after, ht), info, counts, bfirst, ht, ix, syms, bans, pends, codes)
+                    if f[5] == MISSING:
+                        err[ERR_SUCC] += 1
+                        continue
+                    nban = live(pend, f[3], f[2], ht)
+                    if nban == 0 and f[4] == 0:
+                        k = f[6]  # the plain state, first of its slot
+                    elif f[7] < 0:
+                        k, _ = state_number(f[3], f[2], nban, f[4], info, counts, bfirst, ht, ix, syms, bans, pends, codes)
+                    elif f[8] < 0:
+                        k = -1  # a record, and the slot holds only the plain state
+                    else:
+                        j = find_code(lists[f[8]:], f[9], (image_of(nban, f[7], ht) << CODE_BITS) | image_of(f[4], f[7], ht))
+                        k = f[6] + j if j >= 0 else -1
                     if k < 0:
                         err[ERR_SUCC] += 1
                         continue

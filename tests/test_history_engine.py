@@ -184,3 +184,13 @@ def test_a_run_that_keeps_one_group_frees_the_groups_before():
     solve_moving(rules, [(4, 4)], progress, keep=False)
     gc.collect()
     assert len(before) == 3 and all(r() is None for r in before)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("reading", READINGS)
+def test_standard_board_three_men_whole_equals_the_reference(reading):
+    """The standard board with 3 men a side, whole (placing, then moving with flying: records of
+    a man that flies back), every state of every tier against the reference (about 8.5 GiB and
+    a few minutes a reading, the reference's explicit graph)."""
+    checked, start = assert_whole_equal("standard", ["men=3", f"reclose={reading}"])
+    assert start == ("win", 23) and checked > 5_000_000

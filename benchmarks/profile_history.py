@@ -1,7 +1,8 @@
 """Per-state cost of the pieces of the history engine's level step (``solver.history.kernels``),
 on random slots of one symmetric subspace (the group's index built, no values solved): reading
 the slot's states, generating its moves, counting its distinct successors inside the group
-(``count_inside``), listing its predecessors (``predecessors``), and ``predecessors`` again on
+(``count_inside``, a state at a time; ``count_slot``, every state of the slot at once), listing
+its predecessors (``predecessors``), and ``predecessors`` again on
 the same state (its tables then in cache: what the first call waits for memory is the difference).
 One thread. Not a test.
 
@@ -25,12 +26,13 @@ from solver.rules import make_rules
 from solver.rules.movegen import generate_moves
 from solver.rules.tables import game_tables
 
-PIECES = ("slot_states", "generate_moves", "count_inside", "predecessors", "predecessors twice")
+PIECES = ("slot_states", "generate_moves", "count_inside", "predecessors", "predecessors twice", "count_slot")
+COUNT_SLOT = 5
 
 
 @nb.njit
-def run(piece, sample, a, info, counts, bfirst, part0, ht, ix, g):
-    rows, kids, xbans, ylist, cands, mx, my, qs, qparts, qm, qcode, _ = k.level_scratch()
+def run(piece, sample, a, info, counts, bfirst, part0, ht, ix, g, value, count):
+    rows, kids, xbans, ylist, cands, mx, my, qs, qparts, qm, qcode, _, facts, lists, tmp, own2 = k.level_scratch()
     syms, bans, pends, codes = scratch()
     syms2, bans2, pends2, own = scratch()
     states = 0
@@ -41,6 +43,15 @@ def run(piece, sample, a, info, counts, bfirst, part0, ht, ix, g):
         if n == 0:
             continue
         m, o = slot_states(a, a, s, n, ht, ix, bans2, pends2, syms2, own)
+        if piece == COUNT_SLOT:
+            states += n
+            total += k.count_slot(m, o, rows, kids, facts, lists, tmp, own2, syms2, info, counts, bfirst, value, count, ht, ix, g,
+                                  syms, bans, pends, codes)
+            t = k.first_state(a, a, s, info, counts, bfirst)
+            for j in range(n):
+                total += count[t + j]
+                count[t + j] = k.UNKNOWN
+            continue
         for j in range(n):
             states += 1
             ban, pend = own[j] >> k.CODE_BITS, own[j] & k.PEND_MASK
@@ -71,15 +82,18 @@ def main(name, options, men, sample):
     st.counts_of(men, men)[:] = counts
     st.block_first_of(men, men)[:] = bfirst
     st.allocate_values(np.uint16)
+    value = np.full(len(st.values), k.PENDING, np.uint16)
+    count = np.full(len(st.values), k.UNKNOWN, np.uint8)
     part0 = np.full((13, 13), -1, np.int64)
     part0[men, men] = 0
     print(f"{rules.describe()} {men}-{men}: {int(counts.sum(dtype=np.int64)):,} states in {slots:,} slots")
     picked = np.random.default_rng(1).integers(0, slots, sample).astype(np.int64)
     base = None
     for piece, label in enumerate(PIECES):
-        run(piece, picked[:100], men, st.info, st.counts, st.block_first, part0, ht, ix, g)  # compile
+        args = (men, st.info, st.counts, st.block_first, part0, ht, ix, g, value, count)
+        run(piece, picked[:100], *args)  # compile
         t = time.process_time()
-        states, total = run(piece, picked, men, st.info, st.counts, st.block_first, part0, ht, ix, g)
+        states, total = run(piece, picked, *args)
         ns = (time.process_time() - t) / states * 1e9
         base = ns if base is None else base
         extra = "" if piece == 0 else f" (+{ns - base:,.0f})"

@@ -35,14 +35,13 @@ import numpy as np
 from ..engine.kernels.atomic import atomic_cas, atomic_fetch_sub, atomic_min
 from ..engine.kernels.cycles import NONE, PENDING, finish, merge_touched  # noqa: F401 (finish: solve.py's, through here)
 from ..engine.kernels.successors import mill_keeps_men
-from ..jit import helper
+from ..jit import helper, prefetch
 from ..rules.bits import ctz, popcount
 from ..rules.movegen import MAX_MOVES, OPT_FULL_DRAW, apply_move, generate_moves
 from .records import closes, flies, forbids, image_of, list_records, live, made, point_of
 from .states import (
-    C0, MAX_RECORDS, PEND_MASK, V0, admissible, canonical_position, first_state, mapped_sorted,
-    rank_in_lists, scratch, slot_states,
-    state_number,
+    B0, BLOCK_BITS, C0, MAX_CODES, MAX_RECORDS, PEND_MASK, V0, admissible, canonical_position, canonical_with, first_state, mapped_sorted,
+    mover_setup, position_codes, rank_in_lists, scratch, slot_states, state_number,
 )
 from .tables import CODE_BITS
 
@@ -228,6 +227,95 @@ def count_inside(m, o, ban, pend, rows, kids, info, counts, bfirst, ht, ix, g, s
     return nk if nk <= MAX_COUNT else -2
 
 
+@helper
+def count_slot(x, y, rows, kids, facts, lists, tmp, own, msyms, info, counts, bfirst, value, count, ht, ix, g, syms, bans, pends, codes):
+    """``count_inside`` of every state of the position (x, y) still PENDING and UNKNOWN, stored
+    (an atomic compare-exchange: another thread may store the same): the moves generated and
+    their positions ranked once for all of the slot's states, as ``judge_position`` does; each
+    state then drops what its ban forbids and places its successors among their positions'
+    states (``rank_in_lists``). The siblings of the state a win reached are mostly reached too,
+    so their counts are rarely wasted. -1 where a successor is missing, -2 past MAX_COUNT."""
+    mc, oc, slot, _ = canonical_position(x, y, ix, syms)
+    a, b = popcount(x), popcount(y)
+    n = counts[info[a, b, C0] + slot]
+    first = first_state(a, b, slot, info, counts, bfirst)
+    own[0] = 0
+    if n > 1:
+        position_codes(mc, oc, ht, ix, bans, pends, syms, own)
+    n_rows = generate_moves(mc, oc, 0, 0, g, rows)
+    if info[b, a, V0] < 0:
+        return -1
+    # every move without a removal leaves the opponent's men as they are: the next mover, set up once
+    oc_c, base, nm = mover_setup(oc, a, ix, msyms)
+    kept = 0
+    used = 0
+    c0, b0 = info[b, a, C0], info[b, a, B0]
+    for r in range(n_rows):
+        if rows[r, 2] >= 0:
+            continue  # a removal: into a smaller subspace, not counted
+        frm, to = rows[r, 0], rows[r, 1]
+        after, o2, _ = apply_move(mc, oc, 0, frm, to, -1, -1, -1)
+        f = facts[kept]
+        kept += 1
+        f[0], f[1], f[2], f[3], f[4] = frm, to, after, o2, made(mc, frm, to, after, ht)
+        _, slot2, nsym = canonical_with(oc_c, base, msyms, nm, after, ix, syms)
+        f[5] = slot2
+        f[7] = syms[0] if nsym == 1 else -1
+        f[8] = -1  # its records' lists: listed when a state first needs them
+        # the slot's count and block are scattered reads: asked for now, read below
+        prefetch(counts, c0 + slot2)
+        prefetch(bfirst, b0 + (slot2 >> BLOCK_BITS))
+    for r in range(kept):
+        f = facts[r]
+        if counts[c0 + f[5]] == 0:
+            return -1
+        f[6] = first_state(b, a, f[5], info, counts, bfirst)
+    for j in range(n):
+        if value[first + j] != PENDING or count[first + j] != UNKNOWN:
+            continue
+        ban = own[j] >> CODE_BITS
+        pend = own[j] & PEND_MASK
+        nk = 0
+        for r in range(kept):
+            f = facts[r]
+            if forbids(ban, f[0], f[1], f[2], ht):
+                continue
+            nban = live(pend, f[3], f[2], ht)
+            if nban == 0 and f[4] == 0:
+                k = f[6]  # the plain state, first of its slot
+            else:
+                if f[7] >= 0 and f[8] < 0:
+                    nm = list_records(f[3], f[2], ht, tmp)
+                    if used + nm + MAX_RECORDS > lists.shape[0]:
+                        f[7] = -1  # out of room: rank its states the long way
+                    else:
+                        mapped_sorted(tmp, nm, f[7], ht, lists[used:])
+                        no = list_records(f[2], f[3], ht, tmp)
+                        mapped_sorted(tmp, no, f[7], ht, lists[used + nm :])
+                        f[8], f[9], f[10] = used, nm, no
+                        used += nm + no
+                if f[7] >= 0:
+                    k = f[6] + rank_in_lists(image_of(nban, f[7], ht), image_of(f[4], f[7], ht), lists[f[8]:], f[9], lists[f[8] + f[9]:], f[10], ht)
+                else:
+                    k, _ = state_number(f[3], f[2], nban, f[4], info, counts, bfirst, ht, ix, syms, bans, pends, codes)
+                    if k < 0:
+                        return -1
+            # distinct successors: kept in increasing order as they come
+            i = nk
+            while i > 0 and kids[i - 1] > k:
+                i -= 1
+            if i > 0 and kids[i - 1] == k:
+                continue
+            for q in range(nk, i, -1):
+                kids[q] = kids[q - 1]
+            kids[i] = k
+            nk += 1
+        if nk > MAX_COUNT:
+            return -2
+        atomic_cas(count, first + j, UNKNOWN, nk)
+    return 0
+
+
 @nb.njit(cache=True, parallel=True)
 def init_group(parts, info, counts, bfirst, value, count, sinfo, scounts, sbfirst, svalues, lowest, ht, ix, g, err):
     """Judge every state of the group's parts; ``lowest[c]``: the lowest code part c schedules."""
@@ -332,7 +420,8 @@ def predecessors(m, o, ban, pend, info, counts, bfirst, part0, ht, ix, g, syms, 
 def level_scratch():
     """A thread's buffers for ``level_step``: the moves (rows) and distinct successors (kids) of
     ``count_inside``; for ``predecessors`` the records (xbans, ylist, cands, mx, my) and the
-    predecessors found (qs, qparts, qm, qcode); their order (``sort_by``)."""
+    predecessors found (qs, qparts, qm, qcode); their order (``sort_by``); for ``count_slot``
+    the moves' facts, the records of their positions and of a side, and the slot's codes."""
     return (
         np.empty((MAX_MOVES, 5), dtype=np.int64), np.empty(MAX_MOVES, dtype=np.int64),
         np.empty(MAX_RECORDS + 1, dtype=np.int64), np.empty(MAX_RECORDS, dtype=np.int64),
@@ -340,6 +429,8 @@ def level_scratch():
         np.empty(MAX_RECORDS, dtype=np.int64), np.empty(MAX_PREDS, dtype=np.int64),
         np.empty(MAX_PREDS, dtype=np.int64), np.empty(MAX_PREDS, dtype=np.int64),
         np.empty(MAX_PREDS, dtype=np.int64), np.empty(MAX_PREDS, dtype=np.int64),
+        np.empty((MAX_MOVES, 11), dtype=np.int64), np.empty(ROW_LISTS, dtype=np.int64),
+        np.empty(MAX_RECORDS, dtype=np.int64), np.empty(MAX_CODES + 1, dtype=np.int64),
     )
 
 
@@ -366,7 +457,7 @@ def level_step(level, parts, part0, info, counts, bfirst, value, count, sinfo, s
         if lowest[c] > code:
             continue
         a, b, lo, hi = parts[c, 0], parts[c, 1], parts[c, 2], parts[c, 3]
-        rows, kids, xbans, ylist, cands, mx, my, qs, qparts, qm, qcode, order = level_scratch()
+        rows, kids, xbans, ylist, cands, mx, my, qs, qparts, qm, qcode, order, facts, lists, tmp, own2 = level_scratch()
         syms, bans, pends, codes = scratch()
         syms2, bans2, pends2, own = scratch()
         low = NONE
@@ -403,13 +494,12 @@ def level_step(level, parts, part0, info, counts, bfirst, value, count, sinfo, s
                             atomic_min(value, q, code + 1)
                             atomic_min(touched, qparts[r], code + 1)
                     elif value[q] == PENDING:  # won: one hope fewer for q (a scheduled or decided q needs none)
-                        if count[q] == UNKNOWN:  # first reached by a win: count its successors inside now
-                            qb, qp = qcode[r] >> CODE_BITS, qcode[r] & PEND_MASK
-                            cnt = count_inside(qm[r], m, qb, qp, rows, kids, info, counts, bfirst, ht, ix, g, syms, bans, pends, codes)
+                        if count[q] == UNKNOWN:  # first reached by a win: count its successors inside now, its slot's with it
+                            cnt = count_slot(qm[r], m, rows, kids, facts, lists, tmp, own2, syms2, info, counts, bfirst, value, count,
+                                             ht, ix, g, syms, bans, pends, codes)
                             if cnt < 0:
                                 err[ERR_SUCC if cnt == -1 else ERR_OVERFLOW] += 1
                                 continue
-                            atomic_cas(count, q, UNKNOWN, cnt)  # (another thread may have stored the same count)
                         if atomic_fetch_sub(count, q, 1) != 1:
                             continue
                         e = removal_outcome(qm[r], m, qcode[r] >> CODE_BITS, qcode[r] & PEND_MASK, rows, sinfo, scounts,

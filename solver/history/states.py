@@ -191,6 +191,32 @@ def canonical_position(m, o, ix, syms):
 
 
 @helper
+def mover_setup(m, b, ix, msyms):
+    """What ``canonical_position`` of (m, o) needs of m alone, for a mover met with many
+    opponents of b men: (its canonical image, its slots' base, how many symmetries take it
+    there), those symmetries in ``msyms``."""
+    nsyms = canon_setup(m, ix, msyms)
+    return image(ix.sym_img, msyms[0], m), (ix.mask_info[m] >> SYM_BITS) * ix.binom[ix.n - popcount(m), b], nsyms
+
+
+@helper
+def canonical_with(mc, base, msyms, nm, o, ix, syms):
+    """``canonical_position`` of (m, o) from ``mover_setup(m, ...)``: (canonical opponent, slot,
+    how many symmetries take (m, o) there), those symmetries first in ``syms``."""
+    oc = image(ix.sym_img, msyms[0], o)
+    for i in range(1, nm):
+        x = image(ix.sym_img, msyms[i], o)
+        if x < oc:
+            oc = x
+    k = 0
+    for i in range(nm):
+        if image(ix.sym_img, msyms[i], o) == oc:
+            syms[k] = msyms[i]
+            k += 1
+    return oc, base + colex_rank(oc, mc, ix.binom), k
+
+
+@helper
 def canonical_state(m, o, ban, pend, ix, ht, syms):
     """(canonical mover, opponent, slot, code) of the state (m, o, ban, pending)."""
     mc, oc, slot, k = canonical_position(m, o, ix, syms)

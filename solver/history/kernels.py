@@ -48,6 +48,7 @@ from .tables import CODE_BITS
 NOLOSS = 0xFFFE  # a removal's outcome: one of them draws
 PART = 1024  # slots of a half per part
 MAX_PREDS = 1 << 14
+MAX_UNMOVES = 1024  # un-moves of one position (24 points x 23 flights at most)
 MAX_COUNT = 250
 UNKNOWN = 255  # count: not computed yet (a win reaching the state computes it)
 # errors counted by the kernels: a successor or predecessor state that its store lacks, a buffer
@@ -343,18 +344,20 @@ def init_group(parts, info, counts, bfirst, value, count, sinfo, scounts, sbfirs
 
 
 @helper
-def predecessors(m, o, ban, pend, info, counts, bfirst, part0, ht, ix, g, syms, bans, pends, codes, xbans, ylist, cands, mx, my, qs, qparts, qm, qcode):
+def predecessors(m, o, ban, pend, info, counts, bfirst, part0, ht, ix, g, syms, bans, pends, codes, xbans, ylist, cands, mx, my, qs, qparts, qm, qcode, un):
     """The states of the twin half whose moves lead to state (m, o, ban, pending) without a
     removal: their numbers (repeats possible), parts, men of the side to move (``qm``; the
     opponent's are ``m``) and codes; how many, or -1 past the buffers. Each un-move's position
     is ranked once, and its states placed among the position's by its records' lists
-    (``rank_in_lists``), where no symmetry but the identity fixes it."""
+    (``rank_in_lists``), where no symmetry but the identity fixes it. The un-moves are listed
+    first (``un``), so that the scattered table entries each one's ranking reads are asked for
+    a pass ahead: its mover's ``mask_info``, then its slot's count and block."""
     x = o  # the side that moved
     y = m
     empty = ht.full & ~(m | o)
     fl = flies(x, ht)
     internal_mill = mill_keeps_men(y, g)  # a mill closed by the move left y's men as they were
-    k = 0
+    nu = 0
     t = x
     while t:
         to = ctz(t)
@@ -370,49 +373,61 @@ def predecessors(m, o, ban, pend, info, counts, bfirst, part0, ht, ix, g, syms, 
                 continue
             if ban != 0 and live(ban, y, xp, ht) != ban:
                 continue  # y's active record was not live before the move
-            nly = list_records(y, xp, ht, ylist)
-            # y's pending record before the move: this state's active one, or, where there is
-            # none, none or one the move killed by filling its point
-            if ban != 0:
-                cands[0] = ban
-                nc = 1
-            else:
-                cands[0] = 0
-                nc = 1
-                for i in range(nly):
-                    if point_of(ylist[i], ht) == to:
-                        cands[nc] = ylist[i]
-                        nc += 1
-            nlx = list_records(xp, y, ht, xbans[1:])
-            xbans[0] = 0
-            mc, oc, slot, nsym = canonical_position(xp, y, ix, syms)
-            a_, b_ = popcount(xp), popcount(y)
-            if counts[info[a_, b_, C0] + slot] == 0:
+            if nu >= un.shape[0]:
                 return -1
-            first = first_state(a_, b_, slot, info, counts, bfirst)
-            part = part0[a_, b_] + slot // PART
-            if nsym == 1:
-                gg = syms[0]
-                mapped_sorted(xbans[1:], nlx, gg, ht, mx)
-                mapped_sorted(ylist, nly, gg, ht, my)
-            for i in range(nlx + 1):
-                xb = xbans[i]
-                if forbids(xb, frm, to, x, ht):
+            un[nu, 0], un[nu, 1], un[nu, 2] = frm, to, xp
+            nu += 1
+            prefetch(ix.mask_info, xp)
+    a_, b_ = popcount(x), popcount(y)
+    c0, b0 = info[a_, b_, C0], info[a_, b_, B0]
+    for u in range(nu):
+        _, _, slot, nsym = canonical_position(un[u, 2], y, ix, syms)
+        un[u, 3], un[u, 4] = slot, syms[0] if nsym == 1 else -1
+        prefetch(counts, c0 + slot)
+        prefetch(bfirst, b0 + (slot >> BLOCK_BITS))
+    k = 0
+    for u in range(nu):
+        frm, to, xp, slot, gg = un[u, 0], un[u, 1], un[u, 2], un[u, 3], un[u, 4]
+        nly = list_records(y, xp, ht, ylist)
+        # y's pending record before the move: this state's active one, or, where there is
+        # none, none or one the move killed by filling its point
+        if ban != 0:
+            cands[0] = ban
+            nc = 1
+        else:
+            cands[0] = 0
+            nc = 1
+            for i in range(nly):
+                if point_of(ylist[i], ht) == to:
+                    cands[nc] = ylist[i]
+                    nc += 1
+        nlx = list_records(xp, y, ht, xbans[1:])
+        xbans[0] = 0
+        if counts[c0 + slot] == 0:
+            return -1
+        first = first_state(a_, b_, slot, info, counts, bfirst)
+        part = part0[a_, b_] + slot // PART
+        if gg >= 0:
+            mapped_sorted(xbans[1:], nlx, gg, ht, mx)
+            mapped_sorted(ylist, nly, gg, ht, my)
+        for i in range(nlx + 1):
+            xb = xbans[i]
+            if forbids(xb, frm, to, x, ht):
+                continue
+            for j in range(nc):
+                if not admissible(xb, cands[j], ht):
                     continue
-                for j in range(nc):
-                    if not admissible(xb, cands[j], ht):
-                        continue
-                    if k >= qs.shape[0]:
-                        return -1
-                    if nsym == 1:
-                        q = first + rank_in_lists(image_of(xb, gg, ht), image_of(cands[j], gg, ht), mx, nlx, my, nly, ht)
-                    else:
-                        q, _ = state_number(xp, y, xb, cands[j], info, counts, bfirst, ht, ix, syms, bans, pends, codes)
-                    qs[k] = q
-                    qparts[k] = part
-                    qm[k] = xp
-                    qcode[k] = (xb << CODE_BITS) | cands[j]
-                    k += 1
+                if k >= qs.shape[0]:
+                    return -1
+                if gg >= 0:
+                    q = first + rank_in_lists(image_of(xb, gg, ht), image_of(cands[j], gg, ht), mx, nlx, my, nly, ht)
+                else:
+                    q, _ = state_number(xp, y, xb, cands[j], info, counts, bfirst, ht, ix, syms, bans, pends, codes)
+                qs[k] = q
+                qparts[k] = part
+                qm[k] = xp
+                qcode[k] = (xb << CODE_BITS) | cands[j]
+                k += 1
     return k
 
 
@@ -421,7 +436,8 @@ def level_scratch():
     """A thread's buffers for ``level_step``: the moves (rows) and distinct successors (kids) of
     ``count_inside``; for ``predecessors`` the records (xbans, ylist, cands, mx, my) and the
     predecessors found (qs, qparts, qm, qcode); their order (``sort_by``); for ``count_slot``
-    the moves' facts, the records of their positions and of a side, and the slot's codes."""
+    the moves' facts, the records of their positions and of a side, and the slot's codes; the
+    un-moves of ``predecessors``."""
     return (
         np.empty((MAX_MOVES, 5), dtype=np.int64), np.empty(MAX_MOVES, dtype=np.int64),
         np.empty(MAX_RECORDS + 1, dtype=np.int64), np.empty(MAX_RECORDS, dtype=np.int64),
@@ -431,6 +447,7 @@ def level_scratch():
         np.empty(MAX_PREDS, dtype=np.int64), np.empty(MAX_PREDS, dtype=np.int64),
         np.empty((MAX_MOVES, 11), dtype=np.int64), np.empty(ROW_LISTS, dtype=np.int64),
         np.empty(MAX_RECORDS, dtype=np.int64), np.empty(MAX_CODES + 1, dtype=np.int64),
+        np.empty((MAX_UNMOVES, 5), dtype=np.int64),
     )
 
 
@@ -457,7 +474,7 @@ def level_step(level, parts, part0, info, counts, bfirst, value, count, sinfo, s
         if lowest[c] > code:
             continue
         a, b, lo, hi = parts[c, 0], parts[c, 1], parts[c, 2], parts[c, 3]
-        rows, kids, xbans, ylist, cands, mx, my, qs, qparts, qm, qcode, order, facts, lists, tmp, own2 = level_scratch()
+        rows, kids, xbans, ylist, cands, mx, my, qs, qparts, qm, qcode, order, facts, lists, tmp, own2, un = level_scratch()
         syms, bans, pends, codes = scratch()
         syms2, bans2, pends2, own = scratch()
         low = NONE
@@ -476,7 +493,7 @@ def level_step(level, parts, part0, info, counts, bfirst, value, count, sinfo, s
                     m, o = slot_states(a, b, s, n, ht, ix, bans2, pends2, syms2, own)
                     known = True
                 k = predecessors(m, o, own[j] >> CODE_BITS, own[j] & PEND_MASK, info, counts, bfirst, part0, ht, ix, g,
-                                 syms, bans, pends, codes, xbans, ylist, cands, mx, my, qs, qparts, qm, qcode)
+                                 syms, bans, pends, codes, xbans, ylist, cands, mx, my, qs, qparts, qm, qcode, un)
                 if k < 0:
                     err[ERR_OVERFLOW] += 1
                     continue

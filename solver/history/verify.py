@@ -10,13 +10,14 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from ..jit import prefetch
 from ..rules.bits import popcount
 from ..rules.movegen import MAX_MOVES, OPT_FULL_DRAW, apply_move, generate_moves
 from .kernels import ERR_SUCC
 from .records import forbids, image_of, live, made
 from .states import (
-    C0, MAX_CODES, PEND_MASK, SLOTS, V0, canonical_position, find_code, first_state, position_codes, scratch, slot_states,
-    state_number,
+    B0, BLOCK_BITS, C0, MAX_CODES, PEND_MASK, SLOTS, V0, canonical_position, canonical_with, find_code, first_state,
+    mover_setup, position_codes, scratch, slot_states, state_number,
 )
 from .tables import CODE_BITS
 
@@ -25,8 +26,8 @@ ROW_CODES = 1 << 15  # the codes of the slots a position's moves lead into, list
 # a move's facts in ``check_half``: from, to, mover after, opponent after, the record it makes,
 # its kind (LOST: the opponent is left 2 men; MISSING: its slot is not in the store; else
 # RANKED), the successor slot's first state, the symmetry to its canonical form (-1: several,
-# ranked the long way), the offset of its codes in ``lists`` (-1: only the plain state) and
-# how many
+# ranked the long way), the offset of its codes in ``lists`` (-1: not listed yet), how many
+# states the slot holds (then how many codes listed), the canonical mover and opponent
 LOST, MISSING, RANKED = 0, -1, 1
 
 
@@ -42,10 +43,11 @@ def check_half(a, b, info, counts, bfirst, vals, ht, ix, g, bad, err):
     c0 = info[a, b, C0]
     for c in nb.prange((slots + CHUNK - 1) // CHUNK):
         rows = np.empty((MAX_MOVES, 5), dtype=np.int64)
-        facts = np.empty((MAX_MOVES, 10), dtype=np.int64)
+        facts = np.empty((MAX_MOVES, 12), dtype=np.int64)
         lists = np.empty(ROW_CODES, dtype=np.int64)
         syms, bans, pends, codes = scratch()
         syms2, bans2, pends2, own = scratch()
+        msyms = np.empty(16, dtype=np.int64)
         lo = c * CHUNK
         t = first_state(a, b, lo, info, counts, bfirst)
         for s in range(lo, min(slots, lo + CHUNK)):
@@ -59,7 +61,8 @@ def check_half(a, b, info, counts, bfirst, vals, ht, ix, g, bad, err):
                 t += n
                 continue
             n_rows = generate_moves(m, o, 0, 0, g, rows)
-            used = 0
+            # a move without a removal leaves the opponent's men as they are: the next mover, set up once
+            oc_c, base, nm = mover_setup(o, a, ix, msyms)
             for r in range(n_rows):
                 frm, to = rows[r, 0], rows[r, 1]
                 after, o2, _ = apply_move(m, o, 0, frm, to, rows[r, 2], rows[r, 3], rows[r, 4])
@@ -68,22 +71,35 @@ def check_half(a, b, info, counts, bfirst, vals, ht, ix, g, bad, err):
                 if popcount(o2) < 3:
                     f[5] = LOST
                     continue
-                mc, oc, slot, nsym = canonical_position(o2, after, ix, syms)
                 a2, b2 = popcount(o2), popcount(after)
-                if info[a2, b2, V0] < 0 or counts[info[a2, b2, C0] + slot] == 0:
+                if info[a2, b2, V0] < 0:
                     f[5] = MISSING
                     continue
+                if o2 == o:
+                    oc, slot, nsym = canonical_with(oc_c, base, msyms, nm, after, ix, syms)
+                    mc = oc_c
+                else:
+                    mc, oc, slot, nsym = canonical_position(o2, after, ix, syms)
                 f[5] = RANKED
-                f[6] = first_state(a2, b2, slot, info, counts, bfirst)
+                f[6] = slot
                 f[7] = syms[0] if nsym == 1 else -1
-                f[8], f[9] = -1, 1
-                if nsym == 1 and counts[info[a2, b2, C0] + slot] > 1:
-                    if used + MAX_CODES + 1 <= lists.shape[0]:
-                        k = position_codes(mc, oc, ht, ix, bans, pends, syms, lists[used:])
-                        f[8], f[9] = used, k
-                        used += k
-                    else:
-                        f[7] = -1  # out of room: the long way
+                f[8], f[10], f[11] = -1, mc, oc  # (its codes listed when a state first needs them)
+                # the slot's count and block are scattered reads: asked for now, read below
+                prefetch(counts, info[a2, b2, C0] + slot)
+                prefetch(bfirst, info[a2, b2, B0] + (slot >> BLOCK_BITS))
+            for r in range(n_rows):
+                f = facts[r]
+                if f[5] != RANKED:
+                    continue
+                a2, b2 = popcount(f[3]), popcount(f[2])
+                slot = f[6]
+                f[9] = counts[info[a2, b2, C0] + slot]
+                if f[9] == 0:
+                    f[5] = MISSING
+                    continue
+                f[6] = first_state(a2, b2, slot, info, counts, bfirst)
+                prefetch(vals, f[6])
+            used = 0
             for jj in range(n):
                 ban = own[jj] >> CODE_BITS
                 pend = own[jj] & PEND_MASK
@@ -106,13 +122,21 @@ def check_half(a, b, info, counts, bfirst, vals, ht, ix, g, bad, err):
                     nban = live(pend, f[3], f[2], ht)
                     if nban == 0 and f[4] == 0:
                         k = f[6]  # the plain state, first of its slot
-                    elif f[7] < 0:
-                        k, _ = state_number(f[3], f[2], nban, f[4], info, counts, bfirst, ht, ix, syms, bans, pends, codes)
-                    elif f[8] < 0:
-                        k = -1  # a record, and the slot holds only the plain state
                     else:
-                        j = find_code(lists[f[8]:], f[9], (image_of(nban, f[7], ht) << CODE_BITS) | image_of(f[4], f[7], ht))
-                        k = f[6] + j if j >= 0 else -1
+                        if f[7] >= 0 and f[8] < 0 and f[9] > 1:  # its slot's codes, listed once
+                            if used + MAX_CODES + 1 <= lists.shape[0]:
+                                f[9] = position_codes(f[10], f[11], ht, ix, bans, pends, syms, lists[used:])
+                                f[8] = used
+                                used += f[9]
+                            else:
+                                f[7] = -1  # out of room: the long way
+                        if f[7] < 0:
+                            k, _ = state_number(f[3], f[2], nban, f[4], info, counts, bfirst, ht, ix, syms, bans, pends, codes)
+                        elif f[9] == 1:
+                            k = -1  # a record, and the slot holds only the plain state
+                        else:
+                            j = find_code(lists[f[8]:], f[9], (image_of(nban, f[7], ht) << CODE_BITS) | image_of(f[4], f[7], ht))
+                            k = f[6] + j if j >= 0 else -1
                     if k < 0:
                         err[ERR_SUCC] += 1
                         continue

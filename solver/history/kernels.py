@@ -497,10 +497,6 @@ def level_step(level, parts, part0, info, counts, bfirst, value, count, sinfo, s
                 if k < 0:
                     err[ERR_OVERFLOW] += 1
                     continue
-                for i in range(k):  # the predecessors' entries are scattered: asked for before the sort
-                    if qs[i] >= 0:
-                        prefetch(value, qs[i])
-                        prefetch(count, qs[i])
                 sort_by(qs, k, order)
                 for i in range(k):
                     r = order[i]

@@ -1,8 +1,8 @@
 """Per-state cost of the pieces of the history engine's level step (``solver.history.kernels``),
 on random slots of one symmetric subspace (the group's index built, no values solved): reading
 the slot's states, generating its moves, counting its distinct successors inside the group
-(``count_inside``, a state at a time; ``count_slot``, every state of the slot at once), listing
-its predecessors (``predecessors``), and ``predecessors`` again on
+(``count_slot``, every state of the slot at once, a state's share of it), listing its
+predecessors (``predecessors``), and ``predecessors`` again on
 the same state (its tables then in cache: what the first call waits for memory is the difference).
 One thread. Not a test.
 
@@ -26,8 +26,8 @@ from solver.rules import make_rules
 from solver.rules.movegen import generate_moves
 from solver.rules.tables import game_tables
 
-PIECES = ("slot_states", "generate_moves", "count_inside", "predecessors", "predecessors twice", "count_slot")
-COUNT_SLOT = 5
+PIECES = ("slot_states", "generate_moves", "count_slot", "predecessors", "predecessors twice")
+COUNT_SLOT = 2
 
 
 @nb.njit
@@ -57,8 +57,6 @@ def run(piece, sample, a, info, counts, bfirst, part0, ht, ix, g, value, count):
             ban, pend = own[j] >> k.CODE_BITS, own[j] & k.PEND_MASK
             if piece == 1:
                 total += generate_moves(m, o, 0, 0, g, rows)
-            elif piece == 2:
-                total += k.count_inside(m, o, ban, pend, rows, kids, info, counts, bfirst, ht, ix, g, syms, bans, pends, codes)
             elif piece >= 3:
                 for _ in range(piece - 2):
                     total += k.predecessors(m, o, ban, pend, info, counts, bfirst, part0, ht, ix, g, syms, bans, pends,

@@ -4,7 +4,7 @@ The method of ``engine.kernels.cycles`` on states instead of positions, three by
 ``value`` (the stored code once decided; a later code while a decision is scheduled; PENDING
 while nothing is known) and ``count`` (the distinct successor states inside the group not yet
 known to be wins for the opponent; UNKNOWN until a win first reaches the state, which counts
-them then, ``count_inside``: most states of the large subspaces are draws that nothing
+them then, ``count_slot``: most states of the large subspaces are draws that nothing
 reaches).
 
 ``init_group`` judges every state by its moves: those that remove a man lead into smaller
@@ -124,7 +124,7 @@ def judge_position(m, o, n, own, out_v, out_c, t, rows, facts, lists, tmp, info,
     once for all of them; each state then drops what its ban forbids, places those successors
     among their positions' states by the records' lists (``rank_in_lists``) and schedules the
     removals' outcome where it decides. Its moves inside the group are only noted: their count
-    waits for the first win to reach the state (``count_inside``)."""
+    waits for the first win to reach the state (``count_slot``)."""
     if g.opts[OPT_FULL_DRAW] and (m | o) == ht.full:
         for j in range(n):
             out_v[t + j] = PENDING  # a full board draws (full-board=draw)
@@ -142,7 +142,7 @@ def judge_position(m, o, n, own, out_v, out_c, t, rows, facts, lists, tmp, info,
             continue
         f[5] = 1 if rows[r, 2] < 0 else 2
         if f[5] == 1:
-            continue  # inside the group: counted when a win first reaches the state (``count_inside``)
+            continue  # inside the group: counted when a win first reaches the state (``count_slot``)
         mc, oc, slot, nsym = canonical_position(o2, after, ix, syms)
         a2, b2 = popcount(o2), popcount(after)
         if sinfo[a2, b2, V0] < 0 or scounts[sinfo[a2, b2, C0] + slot] == 0:
@@ -200,37 +200,23 @@ def judge_position(m, o, n, own, out_v, out_c, t, rows, facts, lists, tmp, info,
 
 
 @helper
-def count_inside(m, o, ban, pend, rows, kids, info, counts, bfirst, ht, ix, g, syms, bans, pends, codes):
-    """The distinct successor states inside the group of state (m, o, ban, pending): what its
-    count starts from when a win first reaches it. -1 where one is missing, -2 past MAX_COUNT."""
-    n_rows = generate_moves(m, o, 0, 0, g, rows)
-    nk = 0
-    for r in range(n_rows):
-        if rows[r, 2] >= 0:
-            continue
-        frm, to = rows[r, 0], rows[r, 1]
-        after, o2, _ = apply_move(m, o, 0, frm, to, -1, -1, -1)
-        if forbids(ban, frm, to, after, ht):
-            continue
-        k, _ = state_number(o2, after, live(pend, o2, after, ht), made(m, frm, to, after, ht), info, counts, bfirst, ht, ix, syms, bans, pends, codes)
-        if k < 0:
-            return -1
-        # distinct successors: kept in increasing order as they come
-        i = nk
-        while i > 0 and kids[i - 1] > k:
-            i -= 1
-        if i > 0 and kids[i - 1] == k:
-            continue
-        for q in range(nk, i, -1):
-            kids[q] = kids[q - 1]
-        kids[i] = k
-        nk += 1
-    return nk if nk <= MAX_COUNT else -2
+def insert_distinct(kids, nk, k):
+    """``kids[:nk]`` ascending and distinct with k added: how many now."""
+    i = nk
+    while i > 0 and kids[i - 1] > k:
+        i -= 1
+    if i > 0 and kids[i - 1] == k:
+        return nk
+    for q in range(nk, i, -1):
+        kids[q] = kids[q - 1]
+    kids[i] = k
+    return nk + 1
 
 
 @helper
 def count_slot(x, y, rows, kids, facts, lists, tmp, own, msyms, info, counts, bfirst, value, count, ht, ix, g, syms, bans, pends, codes):
-    """``count_inside`` of every state of the position (x, y) still PENDING and UNKNOWN, stored
+    """The distinct successor states inside the group (what a state's count starts from when a
+    win first reaches it) of every state of the position (x, y) still PENDING and UNKNOWN, stored
     (an atomic compare-exchange: another thread may store the same): the moves generated and
     their positions ranked once for all of the slot's states, as ``judge_position`` does; each
     state then drops what its ban forbids and places its successors among their positions'
@@ -301,16 +287,7 @@ def count_slot(x, y, rows, kids, facts, lists, tmp, own, msyms, info, counts, bf
                     k, _ = state_number(f[3], f[2], nban, f[4], info, counts, bfirst, ht, ix, syms, bans, pends, codes)
                     if k < 0:
                         return -1
-            # distinct successors: kept in increasing order as they come
-            i = nk
-            while i > 0 and kids[i - 1] > k:
-                i -= 1
-            if i > 0 and kids[i - 1] == k:
-                continue
-            for q in range(nk, i, -1):
-                kids[q] = kids[q - 1]
-            kids[i] = k
-            nk += 1
+            nk = insert_distinct(kids, nk, k)  # distinct successors: kept in increasing order as they come
         if nk > MAX_COUNT:
             return -2
         atomic_cas(count, first + j, UNKNOWN, nk)
@@ -434,7 +411,7 @@ def predecessors(m, o, ban, pend, info, counts, bfirst, part0, ht, ix, g, syms, 
 @nb.njit(cache=True)
 def level_scratch():
     """A thread's buffers for ``level_step``: the moves (rows) and distinct successors (kids) of
-    ``count_inside``; for ``predecessors`` the records (xbans, ylist, cands, mx, my) and the
+    ``count_slot``; for ``predecessors`` the records (xbans, ylist, cands, mx, my) and the
     predecessors found (qs, qparts, qm, qcode); their order (``sort_by``); for ``count_slot``
     the moves' facts, the records of their positions and of a side, and the slot's codes; the
     un-moves of ``predecessors``."""

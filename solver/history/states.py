@@ -172,21 +172,8 @@ def first_state(a, b, s, info, counts, bfirst):
 def canonical_position(m, o, ix, syms):
     """(canonical mover, opponent, slot, how many symmetries take (m, o) there): those
     symmetries are left first in ``syms``."""
-    a = popcount(m)
-    b = popcount(o)
-    nsyms = canon_setup(m, ix, syms)
-    mc = image(ix.sym_img, syms[0], m)
-    oc = image(ix.sym_img, syms[0], o)
-    for i in range(1, nsyms):
-        x = image(ix.sym_img, syms[i], o)
-        if x < oc:
-            oc = x
-    k = 0
-    for i in range(nsyms):
-        if image(ix.sym_img, syms[i], o) == oc:
-            syms[k] = syms[i]
-            k += 1
-    slot = (ix.mask_info[m] >> SYM_BITS) * ix.binom[ix.n - a, b] + colex_rank(oc, mc, ix.binom)
+    mc, base, nsyms = mover_setup(m, popcount(o), ix, syms)
+    oc, slot, k = canonical_with(mc, base, syms, nsyms, o, ix, syms)  # (in place: k never passes i)
     return mc, oc, slot, k
 
 

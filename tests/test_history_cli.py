@@ -176,7 +176,8 @@ def test_a_run_extended_by_more_men_reads_the_smaller_groups_back(tmp_path):
 def test_a_half_written_in_pieces_reads_back_whole(tmp_path, monkeypatch):
     """``write.write_half`` makes the side table a few slots at a time into small chunks: the
     file reads back (through HDF5 and through the database's own chunk reader) as the whole
-    layout, with the checksums ``storage`` computes."""
+    layout, with the checksums ``storage`` computes; a lookup finds each key's row (and no row
+    for a key the table lacks) reading chunks, not the keys whole."""
     from solver.history import write
     from solver.storage import files
     from solver.storage.database import Database
@@ -196,8 +197,13 @@ def test_a_half_written_in_pieces_reads_back_whole(tmp_path, monkeypatch):
         assert g.attrs["checksum"] == history_checksum(h.keys, h.values[h.slots :]) and g.attrs["keys"] == len(h.keys)
         assert f["subspaces/3-3"].attrs["checksum"] == checksum(h.values[: h.slots])
     with Database(path, rules) as db:
-        assert np.array_equal(db.values(3, 3), h.values[: h.slots]) and np.array_equal(db.history_keys(3, 3), h.keys)
+        assert np.array_equal(db.values(3, 3), h.values[: h.slots])
         assert np.array_equal(db.history_values(3, 3), h.values[h.slots :])
+        # a lookup's row: a binary search over the keys' chunks (7 here), none read whole
+        monkeypatch.setattr(Database, "_whole", None)
+        assert [db.history_row(3, 3, int(k)) for k in h.keys] == list(range(len(h.keys)))
+        absent = (set((h.keys - 1).tolist()) | set((h.keys + 1).tolist())) - set(h.keys.tolist())  # both ends too
+        assert {db.history_row(3, 3, k) for k in absent} == {-1}
 
 
 def test_a_subspace_read_back_in_pieces(tmp_path, monkeypatch):

@@ -125,10 +125,8 @@ class StateReader:
             if code == 0:
                 out[i] = self.db.read_slots(a, b, np.array([slot]))[0]
                 continue
-            keys = self.db.history_keys(a, b)
-            key = slot << KEY_SHIFT | code
-            row = int(np.searchsorted(keys, key))
-            if row == len(keys) or keys[row] != key:
+            row = self.db.history_row(a, b, slot << KEY_SHIFT | code)
+            if row < 0:
                 raise DatabaseError(f"{self.db.path}: subspace {a}-{b} lacks a state its side table should hold (a damaged file)")
             out[i] = self.db.read_history(a, b, np.array([row]))[0]
         if (out == DUP).any():

@@ -12,10 +12,14 @@ a time with its inputs read back from PATH, each half written there), and the pe
 the plan's (``solver.history.plan``) for the largest group; no forward check, no plain engine.
 
     python benchmarks/bench_history.py --rules viking -o reclose=same-man --max-men 5 --db /tmp/b.h5
+
+With ``--solve-only`` it stops after the solve and prints the SHA-256 of every state's value: run
+in two worktrees, alternating, it compares the engine's speed with the values shown equal.
 """
 
 from __future__ import annotations
 
+import hashlib
 import resource
 import tempfile
 import time
@@ -34,7 +38,8 @@ from solver.rules import make_rules
 @click.option("-o", "options", multiple=True)
 @click.option("--max-men", default=5)
 @click.option("--db", "db", type=click.Path(dir_okay=False, path_type=Path), default=None, help="solve as morris solve does, into this database")
-def main(name, options, max_men, db):
+@click.option("--solve-only", is_flag=True, help="the solve alone, its values' SHA-256 printed (for A/B runs of two trees)")
+def main(name, options, max_men, db, solve_only):
     rules = make_rules(name, list(options))
     if db is not None:
         return as_solve(rules, max_men, db)
@@ -56,6 +61,13 @@ def main(name, options, max_men, db):
     click.echo(f"history: {total['states']:,} states ({total['states'] / total['slots']:.2f}x the {total['slots']:,} slots) in "
                f"{wall:.1f} s wall, {cpu:.1f} s CPU: {total['states'] / wall / 1e6:.2f} M states/s, "
                f"{total['states'] / cpu / 1e6:.2f} M per CPU-second")
+    if solve_only:
+        digest = hashlib.sha256()
+        for key in sorted(moving):
+            digest.update(moving[key].state_values.tobytes())
+        click.echo(f"values sha256 {digest.hexdigest()[:16]}; peak resident memory "
+                   f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GiB")
+        return
     t1, c1 = time.perf_counter(), time.process_time()
     bad = sum(verify_moving(rules, moving).values())
     click.echo(f"forward check: {bad} wrong, {time.perf_counter() - t1:.1f} s wall, {time.process_time() - c1:.1f} s CPU")

@@ -8,11 +8,8 @@ The tiers with men in hand are plain positions, which the plain verifier checks
 
 from __future__ import annotations
 
-import hashlib
-
-import numpy as np
-
 from ..errors import MorrisError
+from ..storage.files import checksum_pieces, history_checksum_pieces
 from ..tiers import removal_depth
 from .solve import count_wrong
 from .store import load_store, pieces
@@ -44,15 +41,8 @@ class MovingCheck:
             return False, 0, str(e)
 
     def _checksums_ok(self, s) -> bool:
-        plain = hashlib.sha256()
-        for p in pieces(self.db.dataset(s.mover, s.opponent)):
-            plain.update(memoryview(np.ascontiguousarray(p, dtype="<u2")).cast("B"))
         side = self.db.history_group(s.mover, s.opponent)
-        keys = hashlib.sha256()
-        for k in pieces(side["keys"]):
-            keys.update(memoryview(np.ascontiguousarray(k, dtype="<i8")).cast("B"))
-        for v in pieces(side["values"]):
-            keys.update(memoryview(np.ascontiguousarray(v, dtype="<u2")).cast("B"))
-        # (storage.files.checksum and history_checksum of the whole arrays, a piece at a time)
-        return "sha256:" + plain.hexdigest() == s.checksum and "sha256:" + keys.hexdigest() == s.history["checksum"]
-
+        return (
+            checksum_pieces(pieces(self.db.dataset(s.mover, s.opponent))) == s.checksum
+            and history_checksum_pieces(pieces(side["keys"]), pieces(side["values"])) == s.history["checksum"]
+        )

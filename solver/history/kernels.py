@@ -229,11 +229,13 @@ def count_slot(x, y, rows, kids, facts, lists, tmp, own, msyms, info, counts, bf
     own[0] = 0
     if n > 1:
         position_codes(mc, oc, ht, ix, bans, pends, syms, own)
-    n_rows = generate_moves(mc, oc, 0, 0, g, rows)
     if info[b, a, V0] < 0:
         return -1
+    n_rows = generate_moves(mc, oc, 0, 0, g, rows)
     # every move without a removal leaves the opponent's men as they are: the next mover, set up once
-    oc_c, base, nm = mover_setup(oc, a, ix, msyms)
+    # (a move's facts: from, to, mover after, opponent after, the record it makes, its slot, the
+    # slot's first state, the symmetry to it or -1, then its records' lists: offset, lengths)
+    oc_c, base, nsyms = mover_setup(oc, a, ix, msyms)
     kept = 0
     used = 0
     c0, b0 = info[b, a, C0], info[b, a, B0]
@@ -245,7 +247,7 @@ def count_slot(x, y, rows, kids, facts, lists, tmp, own, msyms, info, counts, bf
         f = facts[kept]
         kept += 1
         f[0], f[1], f[2], f[3], f[4] = frm, to, after, o2, made(mc, frm, to, after, ht)
-        _, slot2, nsym = canonical_with(oc_c, base, msyms, nm, after, ix, syms)
+        _, slot2, nsym = canonical_with(oc_c, base, msyms, nsyms, after, ix, syms)
         f[5] = slot2
         f[7] = syms[0] if nsym == 1 else -1
         f[8] = -1  # its records' lists: listed when a state first needs them

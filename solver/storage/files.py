@@ -55,6 +55,7 @@ import json
 import os
 import time
 from collections.abc import Callable
+from itertools import chain
 from pathlib import Path
 
 import h5py
@@ -89,13 +90,29 @@ def code_version() -> str:
 
 
 def checksum(values: np.ndarray) -> str:
-    return "sha256:" + hashlib.sha256(np.ascontiguousarray(values, dtype="<u2").tobytes()).hexdigest()
+    """A subspace's checksum: its values as little-endian uint16."""
+    return checksum_pieces([values])
 
 
 def history_checksum(keys: np.ndarray, values: np.ndarray) -> str:
     """The side table's checksum: the keys as little-endian int64, then the values as uint16."""
-    digest = hashlib.sha256(memoryview(np.ascontiguousarray(keys, dtype="<i8")).cast("B"))  # (no copy)
-    digest.update(memoryview(np.ascontiguousarray(values, dtype="<u2")).cast("B"))
+    return history_checksum_pieces([keys], [values])
+
+
+def checksum_pieces(pieces) -> str:
+    """``checksum`` of the values given a piece at a time (a subspace too large to read whole)."""
+    return _digest((p, "<u2") for p in pieces)
+
+
+def history_checksum_pieces(keys, values) -> str:
+    """``history_checksum`` of the keys and then the values, each given a piece at a time."""
+    return _digest(chain(((k, "<i8") for k in keys), ((v, "<u2") for v in values)))  # (lazily: a piece in memory at a time)
+
+
+def _digest(parts) -> str:
+    digest = hashlib.sha256()
+    for values, dtype in parts:
+        digest.update(memoryview(np.ascontiguousarray(values, dtype=dtype)).cast("B"))  # (no copy)
     return "sha256:" + digest.hexdigest()
 
 

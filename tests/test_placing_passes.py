@@ -16,6 +16,7 @@ import pytest
 from solver.engine.kernels import placements, placing
 from solver.engine.placing import _inputs, _places_only
 from solver.index import board_index
+from solver.index.compact import rank_tables
 from solver.rules import make_rules
 from solver.rules.tables import game_tables
 from solver.storage.database import Database
@@ -62,7 +63,7 @@ def test_placement_pass_equals_the_general_pass(solved_whole, name, options):
         for t, succ, internal in placing_tiers(rules, db):
             slots = index.slots(t[0], t[1])
             fast = np.full(slots, 7, dtype=np.uint16)  # (anything it fails to write shows)
-            assert placements.placement_pass(*t, fast, succ, g, index.tables, placements.rank_tables()) == 0
+            assert placements.placement_pass(*t, fast, succ, g, index.tables, rank_tables()) == 0
             slow, bad = general_pass(t, succ, internal, g, index.tables, slots)
             assert bad == 0
             differ = np.flatnonzero(fast != slow)
@@ -83,7 +84,7 @@ def test_a_missing_successor_tier_is_counted_not_read(solved_whole):
         t, succ, _ = next((t, s, i) for t, s, i in placing_tiers(rules, db) if t == (3, 3, 1, 1))
         assert succ[0].size and succ[1].size
         value = np.empty(index.slots(3, 3), dtype=np.uint16)
-        assert placements.placement_pass(*t, value, succ, g, index.tables, placements.rank_tables()) == 0
+        assert placements.placement_pass(*t, value, succ, g, index.tables, rank_tables()) == 0
         for kind in (0, 1):
             broken = tuple(NO_VALUES if k == kind else s for k, s in enumerate(succ))
-            assert placements.placement_pass(*t, value, broken, g, index.tables, placements.rank_tables()) > 0
+            assert placements.placement_pass(*t, value, broken, g, index.tables, rank_tables()) > 0

@@ -610,3 +610,44 @@ def test_what_the_tier_sweep_relies_on_in_generate_moves(name, options):
             assert len(taken) <= mills_through and all(o >> r & 1 for r in taken)
             if taken:
                 assert mg.mills_formed(after, to, g.point_mills) > 0
+
+
+@pytest.mark.parametrize("key", ["six-4", "six-4-per-mill"])
+def test_the_walk_ranks_removals_by_its_tables_as_without(whole_db, key):
+    """The tier walk's removals ranked through the run's ``point_table`` (forced in every run:
+    ``tabled_from`` 0; the six board's runs are shorter than ``TABLED_FROM``) and through
+    ``slot_with``: the same mismatches, slot for slot, on every tier with men in hand with random
+    values changed, and what the direct check finds in the slots of positions."""
+    from solver.index.compact import rank_tables
+    from solver.tiers import successor_kinds, successors
+    from solver.verify import placing_kernels as pk
+    from solver.verify.check import _TierCheck
+
+    rng = np.random.default_rng(7)
+    with Database(whole_db(key)) as db:
+        tiers = [s.tier for s in db.tiers() if s.placing]
+        tc = _TierCheck(db, None, tiers)
+        ix, g = tc.ix, tc.g
+        found = 0
+        for t in tiers:
+            a, b, ha, hb = t
+            reached = set(successors(tc.rules, t))
+            succ = tuple(tc._values(x) if x in reached else NO_VALUES for x in successor_kinds(t))
+            v = tc._values(t).copy()
+            for slot in rng.choice(v.size, size=min(v.size, 8), replace=False):
+                v[slot] = rng.choice([0, 1, 2, 3, DUP])
+            items = pk.work_items(ix.n, a, b, int(tc.index.rep_count[b]), ix.binom)
+            got = []
+            for tabled_from in (0, 1 << 40):
+                bad = np.full(64, -1, dtype=np.int64)
+                wrong, lost = pk.verify_tier_walk(a, b, ha, hb, 0, items, 4, v, succ, g, ix, rank_tables(), tabled_from, bad, 64)
+                got.append((int(wrong), int(lost), sorted(bad.tolist())))
+            assert got[0] == got[1], t
+            direct_wrong, direct_lost = pk.verify_tier_direct(a, b, ha, hb, v, succ, g, ix, np.full(64, -1, dtype=np.int64), 64)
+            # the direct check also counts the slots of no position (DUP before) changed; the walk
+            # leaves those to ``check_duplicates``
+            off_slots = int(np.count_nonzero((tc._values(t) == DUP) & (v != DUP)))
+            assert got[0][1] == direct_lost == 0
+            assert direct_wrong == got[0][0] + off_slots
+            found += got[0][0]
+    assert found > 0

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..errors import DatabaseError, DepthOverflow
 from ..index import BoardIndex, board_index
+from ..index.compact import rank_tables
 from ..rules.movegen import OPT_LASKER, OPT_MILL_WINS, OPT_PASS
 from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
@@ -70,7 +71,7 @@ def solve_group(
         succ, internal = inputs[t]
         keep = s if group.cycles else slice(i, i + 1)
         if _places_only(rules, group, t, internal):
-            bad = placements.placement_pass(*t, out_values[i], succ, g, ix, placements.rank_tables())
+            bad = placements.placement_pass(*t, out_values[i], succ, g, ix, rank_tables())
         else:
             bad = placing.tier_pass(*t, 0, out_values[i], nint[keep], win_at[keep], loss_at[keep], succ, internal, g, ix)
         if bad:
@@ -119,7 +120,7 @@ def _solve_cycling(rules, index, group, inputs, g, ix) -> list[TierResult]:
             here, succ = slice(off, off + size), inputs[t][0]
             bad = 0
             if t[2] > 0:
-                bad = placements.placement_pass(*t, value[here], succ, g, ix, placements.rank_tables())
+                bad = placements.placement_pass(*t, value[here], succ, g, ix, rank_tables())
             else:
                 cycles.mark_canonical(t[0], t[1], value[here], ix)
             bad += cycles.moves_pass(*t, value[here], ext[here], count[here], succ, g, ix)

@@ -27,6 +27,7 @@ import numpy as np
 from ..engine.held import SolvedValues
 from ..errors import DatabaseError, SubspaceChoiceError
 from ..index import board_index
+from ..index.compact import rank_tables
 from ..jit import use_threads
 from ..rules.movegen import MAX_MOVES, OPT_FLY
 from ..rules.notation import Position, format_position
@@ -449,7 +450,7 @@ class _TierCheck:
             step = max(1, CHUNK_SLOTS // min(pk.PIECE, int(ix.binom[ix.n - b, a])))  # items of about CHUNK_SLOTS slots
             for i0 in range(0, items, step):
                 i1 = min(items, i0 + step)
-                wrong, lost = pk.verify_tier_walk(a, b, ha, hb, i0, i1, nblocks, v, succ, g, ix, bad, MAX_LISTED)
+                wrong, lost = pk.verify_tier_walk(a, b, ha, hb, i0, i1, nblocks, v, succ, g, ix, rank_tables(), pk.TABLED_FROM, bad, MAX_LISTED)
                 check.mismatches += int(wrong)
                 missed += int(lost)
                 progress(i1, items)

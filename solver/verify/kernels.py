@@ -218,13 +218,16 @@ def _free_points(mask, n, fp):
 
 
 @helper
-def _spread(c, fp):
-    """The set of points fp[i] for the bits i of c."""
-    m = 0
-    while c:
-        m |= 1 << fp[ctz(c)]
-        c &= c - 1
-    return m
+def _spread(c, free, deposit):
+    """The points of ``free`` picked by the bits of c (bit i: the i-th point of ``free``), by a
+    lookup per byte of the board (``deposit``, the index's table)."""
+    out = 0
+    for byte in range(3):
+        f = (free >> (8 * byte)) & 255
+        k = popcount(f)
+        out |= np.int64(deposit[f, c & ((1 << k) - 1)]) << (8 * byte)
+        c >>= k
+    return out
 
 
 @helper
@@ -287,7 +290,7 @@ def _local_marks(a, o, base, per_twin, twin, syms, nsyms, fp, into, flies, local
             cm = _next_colex(cm)
         if twin[base + j] == 0:
             continue
-        mp = _spread(cm, fp)
+        mp = _spread(cm, free, ix.deposit)
         if nsyms > 1 and not _smallest_image(mp, syms, nsyms, sym_img):
             continue  # no position: the walk reaches its orbit at another slot
         for h in range(nsyms):
@@ -361,6 +364,7 @@ def verify_from_twin(a, b, r0, r1, nblocks, skip, marks, values, twin, fewer1, f
             o = ix.reps[offset + r]
             nsyms = canon_setup(o, ix, syms)
             _free_points(o, n, fp)
+            free = ((1 << n) - 1) & ~o
             if skip:
                 _local_marks(a, o, r * per_twin, per_twin, twin, syms, nsyms, fp, into, flies, local, ix)
             cm = (1 << a) - 1
@@ -368,7 +372,7 @@ def verify_from_twin(a, b, r0, r1, nblocks, skip, marks, values, twin, fewer1, f
             for j in range(per_twin):
                 if j:
                     cm = _next_colex(cm)
-                m = _spread(cm, fp)
+                m = _spread(cm, free, ix.deposit)
                 # (o, m) is a canonical position of the twin when m is the smallest of its
                 # images under o's stabiliser; the others are seen at another slot.
                 if nsyms == 1 or _smallest_image(m, syms, nsyms, sym_img):
@@ -405,11 +409,12 @@ def check_duplicates(a, b, r0, r1, nblocks, values, ix, bad, max_bad):
                 continue
             nsyms = canon_setup(m, ix, syms)
             _free_points(m, n, fp)
+            free = ((1 << n) - 1) & ~m
             co = (1 << b) - 1
             for j in range(per):
                 if j:
                     co = _next_colex(co)
-                if not _smallest_image(_spread(co, fp), syms, nsyms, sym_img) and values[r * per + j] != DUP:
+                if not _smallest_image(_spread(co, free, ix.deposit), syms, nsyms, sym_img) and values[r * per + j] != DUP:
                     _record(err, c, r * per + j)
     return _gather(err, bad, max_bad)
 
@@ -433,11 +438,12 @@ def _not_draws_in_runs(a, b, r0, r1, values, ix, syms, fp, out, k, fill):
                     k += 1
             continue
         _free_points(m, n, fp)
+        free = ((1 << n) - 1) & ~m
         co = (1 << b) - 1
         for j in range(per):
             if j:
                 co = _next_colex(co)
-            if values[base + j] != 0 and _smallest_image(_spread(co, fp), syms, nsyms, sym_img):
+            if values[base + j] != 0 and _smallest_image(_spread(co, free, ix.deposit), syms, nsyms, sym_img):
                 if fill:
                     out[k] = base + j
                 k += 1
@@ -566,6 +572,7 @@ def sweep(a, b, r0, r1, nblocks, values, marks, twin, fewer1, fewer2, fewer3, g,
             m = ix.reps[offset + r]
             nsyms = canon_setup(m, ix, syms)
             nfree = _free_points(m, n, fp)
+            free = ((1 << n) - 1) & ~m
             # The free points next to one of m's men, as bits of the opponent's colex set.
             near = 0
             for i in range(nfree):
@@ -581,12 +588,12 @@ def sweep(a, b, r0, r1, nblocks, values, marks, twin, fewer1, fewer2, fewer3, g,
                 if j:
                     co = _next_colex(co)
                 v = values[base + j]
-                if nsyms > 1 and not _smallest_image(_spread(co, fp), syms, nsyms, sym_img):
+                if nsyms > 1 and not _smallest_image(_spread(co, free, ix.deposit), syms, nsyms, sym_img):
                     ok = v == DUP
                 elif v == 0 and marks[base + j] == 0 and near & ~co != 0 and not over_rules:
                     continue  # a draw all of whose successors are draws, and it has one
                 else:
-                    o = _spread(co, fp)
+                    o = _spread(co, free, ix.deposit)
                     ns = canon_setup(o, ix, osyms)
                     want = expected_with_setup(
                         m, o, image(sym_img, osyms[0], o), mask_info[o] >> SYM_BITS, osyms, ns, per_twin, buf,

@@ -69,6 +69,7 @@ from ..index.kernels import (
     rank_position,
     unrank_position,
 )
+from ..index.compact import compact_rank, point_table
 from ..index.slots import canon_setup, slot_with
 from ..jit import helper, prefetch
 from ..rules.bits import ctz, popcount
@@ -111,6 +112,7 @@ NO_WIN = 1 << 20  # ``_fold``'s quickest win while there is none: above every co
 # an entry, so that a block's memo stays in the core's cache.
 MEMO_STAMP = 39
 PIPE = 32  # positions of the walk judged together; their own slots are asked for a batch ahead
+TABLED_FROM = 2048  # runs this long or longer set up a removal's ``point_table`` (3 x 255 entries)
 TWO_MILLS = -2  # ``_expected_placing``: a placement closes two mills under per-mill, list the moves
 
 
@@ -216,19 +218,22 @@ def _removal_setup(o, rem, qsyms, qn, qmc, qrep, ix):
 @helper
 def _expected_placing(m, cm, o, hb, rep_o, syms, nsyms, run, succ, g, ix):
     """``_expected_with_setup`` for a tier that ``placements_only`` admits, from the rules' own
-    tests (an empty point to place on, ``mills_formed``, ``removable_men`` of the run's o) rather
-    than the list of ``generate_moves``; the tests hold the two to the same verdicts. ``cm``: m as
+    tests (an empty point to place on, the points where a man closes one mill or two, found
+    once per position from the mills' masks, ``removable_men`` of the run's o) rather than the
+    list of ``generate_moves``; the tests hold the two to the same verdicts. ``cm``: m as
     a set of o's ``nfree`` free points ``fp`` (bit i for fp[i]); ``run``: the run's tables. A placement on fp[j] leads to
     (o, m + fp[j]), whose colex rank among the free points follows from cm's without a loop: the
     men below j keep their terms C(e_t, t + 1), j adds C(j, t_j + 1), the men above move up one
     place (C(e_t, t + 2)). Where it closes a mill and o has removable men, it leads instead to
     (o - q, m + fp[j]) for each of them (``_removal_setup``: nq of them, set up once per run):
     the best of those depends on m + fp[j] alone, and is kept in ``memo`` under its colex rank
-    for the other m of the run that lack one man of its mill (``stamp[0]``: the run's mark)."""
+    for the other m of the run that lack one man of its mill (``stamp[0]``: the run's mark).
+    Where o - q's orbit minimum has no symmetry of its own and the run is long (``tabled``),
+    its slot comes from the run's ``point_table`` and ``compact_rank`` (six lookups)."""
     over = _game_over(m, o, g)
     if over >= 0:
         return over
-    fp, nfree, nq, qsyms, qn, qmc, qrep, memo, stamp, low, high = run
+    fp, nfree, nq, qsyms, qn, qmc, qrep, memo, stamp, low, high, qpts, tabled, ranks = run
     n, binom, sym_img = ix.n, ix.binom, ix.sym_img
     optional, per_mill = g.opts[OPT_OPTIONAL] != 0, g.opts[OPT_PER_MILL] != 0
     a = popcount(m)
@@ -251,6 +256,20 @@ def _expected_placing(m, cm, o, hb, rep_o, syms, nsyms, run, succ, g, ix):
     for u in range(a - 1, -1, -1):
         high[u] += high[u + 1]
     win, loss, draw = NO_WIN, 0, False
+    # the empty points where a man of m closes a mill (the mill's other two points m's), and
+    # where it closes two at once
+    closing = 0
+    if nq > 0:
+        twice = 0
+        for mill in g.mill_masks:
+            y = mill & ~m
+            y *= (y & (y - 1)) == 0  # one point of the mill missing (y == 0 adds nothing)
+            twice |= closing & y
+            closing |= y
+        empty = ~(m | o) & ((1 << n) - 1)
+        closing &= empty
+        if per_mill and twice & empty:
+            return TWO_MILLS
     x = ~cm & ((1 << nfree) - 1)  # the empty points, as free-point indices
     while x:
         j = ctz(x)
@@ -259,10 +278,7 @@ def _expected_placing(m, cm, o, hb, rep_o, syms, nsyms, run, succ, g, ix):
         p = fp[j]
         m2 = m | (1 << p)
         key = low[t] + binom[j, t + 1] + high[t]  # the colex rank of cm + j
-        formed = mills_formed(m2, p, g.point_mills) if nq > 0 else 0
-        if formed > 1 and per_mill:
-            return TWO_MILLS
-        if formed > 0:
+        if (closing >> p) & 1:
             e = memo[key]
             if e >> MEMO_STAMP != stamp[0]:
                 bw, wl, dr = NO_WIN, 0, False
@@ -270,7 +286,11 @@ def _expected_placing(m, cm, o, hb, rep_o, syms, nsyms, run, succ, g, ix):
                     if b - 1 + hb < 3:
                         sv = np.int64(1)  # the opponent is left with two men: a loss in 0 for them
                     else:
-                        s = slot_with(qmc[i], qrep[i], m2, qsyms[i], qn[i], sym_img, per1, binom)
+                        if tabled and qn[i] == 1:  # o - q's image without a symmetry of its own: tabled
+                            tb = qpts[i]
+                            s = qrep[i] * per1 + compact_rank(tb[0, m2 & 255] | tb[1, (m2 >> 8) & 255] | tb[2, (m2 >> 16) & 255], ranks)
+                        else:
+                            s = slot_with(qmc[i], qrep[i], m2, qsyms[i], qn[i], sym_img, per1, binom)
                         if s >= take.shape[0]:
                             return MISSED
                         sv = np.int64(take[s])
@@ -343,12 +363,14 @@ def _compare_held(held, nheld, values, err, c):
 
 
 @nb.njit(cache=True, parallel=True)
-def verify_tier_walk(a, b, ha, hb, i0, i1, nblocks, values, succ, g, ix, bad, max_bad):
+def verify_tier_walk(a, b, ha, hb, i0, i1, nblocks, values, succ, g, ix, ranks, tabled_from, bad, max_bad):
     """Check the canonical slots of tier (a, b, ha, hb) reached from the work items
     i0 <= i < i1 of the walk of the twin board (b, a) (see the module's docstring; item i is
     piece i % pieces of run i // pieces, ``pieces`` = ceil(C(n - b, a) / PIECE)), in ``nblocks``
     blocks. Positions that move by placements alone (``placements_only``) are checked by
-    ``_expected_placing``, the others from ``generate_moves``' list. Returns (mismatches,
+    ``_expected_placing``, the others from ``generate_moves``' list; its removals are ranked
+    through ``point_table`` and ``compact_rank`` (``ranks``) in the runs of ``tabled_from``
+    positions or more (``TABLED_FROM``). Returns (mismatches,
     successors in tiers not held), and adds up to ``max_bad`` mismatched slots to ``bad`` (the
     first of each block)."""
     n, binom, sym_img = ix.n, ix.binom, ix.sym_img
@@ -357,6 +379,8 @@ def verify_tier_walk(a, b, ha, hb, i0, i1, nblocks, values, succ, g, ix, bad, ma
     offset = ix.rep_offset[b]
     fast = placements_only(a, b, ha, g.opts, n)
     memo_size = binom[n - b, a + 1] if fast else 0
+    # the removals' successors ranked through tables set up per run, where a run is long enough
+    tabled = per_twin >= tabled_from
     items = i1 - i0
     nblocks = max(1, min(items, nblocks))
     err = np.zeros((nblocks, 3), dtype=np.int64)
@@ -374,6 +398,7 @@ def verify_tier_walk(a, b, ha, hb, i0, i1, nblocks, values, succ, g, ix, bad, ma
         qn = np.empty(n, dtype=np.int64)
         qmc = np.empty(n, dtype=np.int64)
         qrep = np.empty(n, dtype=np.int64)
+        qpts = np.empty((n, 3, 256), dtype=np.int32)  # per q where tabled: ``point_table``
         memo = np.zeros(memo_size, dtype=np.int64)  # ``_expected_placing``'s best removals, packed
         stamp = np.zeros(1, dtype=np.int64)  # the current run's mark in ``memo``
         low = np.empty(n + 1, dtype=np.int64)
@@ -385,20 +410,24 @@ def verify_tier_walk(a, b, ha, hb, i0, i1, nblocks, values, succ, g, ix, bad, ma
             o = ix.reps[offset + r]
             nsyms = canon_setup(o, ix, syms)
             nfree = _free_points(o, n, fp)
+            free = ((1 << n) - 1) & ~o
             nq = 0
             if fast:
                 nq = _removal_setup(o, removable_men(o, g.mill_masks, g.opts[OPT_FORFEIT]), qsyms, qn, qmc, qrep, ix)
+                for i in range(nq if tabled else 0):
+                    if qn[i] == 1:
+                        point_table(qpts[i], qsyms[i, 0], free, ((1 << n) - 1) & ~qmc[i], sym_img)
                 stamp[0] += 1
                 if stamp[0] >= 1 << (63 - MEMO_STAMP):  # (never at 24 points: a block has fewer runs)
                     memo[:] = 0
                     stamp[0] = 1
-            run = (fp, nfree, nq, qsyms, qn, qmc, qrep, memo, stamp, low, high)
+            run = (fp, nfree, nq, qsyms, qn, qmc, qrep, memo, stamp, low, high, qpts, tabled, ranks)
             cm = colex_unrank(j0, n - b, a, binom)  # the j0-th set of a among the free points
             k = 0
             for j in range(j0, j1):
                 if j > j0:
                     cm = _next_colex(cm)
-                m = _spread(cm, fp)
+                m = _spread(cm, free, ix.deposit)
                 # (o, m) is a canonical position of the twin board when m is the smallest of its
                 # images under o's stabiliser; the others are reached at another slot.
                 if nsyms == 1 or _smallest_image(m, syms, nsyms, sym_img):
@@ -574,6 +603,7 @@ def sweep_tier(a, b, ha, hb, i0, i1, nblocks, values, marks, succ, g, ix, bad, m
             m = ix.reps[offset + r]
             nsyms = canon_setup(m, ix, syms)
             nfree = _free_points(m, n, fp)
+            free = ((1 << n) - 1) & ~m
             # The free points next to one of m's men, as bits of the opponent's colex set.
             near = 0
             for f in range(nfree):
@@ -585,13 +615,13 @@ def sweep_tier(a, b, ha, hb, i0, i1, nblocks, values, marks, succ, g, ix, bad, m
                 if j > j0:
                     co = _next_colex(co)
                 v = values[base + j]
-                if nsyms > 1 and not _smallest_image(_spread(co, fp), syms, nsyms, sym_img):
+                if nsyms > 1 and not _smallest_image(_spread(co, free, ix.deposit), syms, nsyms, sym_img):
                     if v != DUP:
                         _record(err, c, base + j)
                     continue
                 if v == 0 and marks[base + j] == 0 and not over_rules and (moves or near & ~co != 0):
                     continue  # a draw all of whose successors are draws, and it has one
-                want = expected_in_tier(m, _spread(co, fp), ha, hb, buf, succ, g, ix)
+                want = expected_in_tier(m, _spread(co, free, ix.deposit), ha, hb, buf, succ, g, ix)
                 if want == MISSED:
                     err[c, 2] += 1
                 elif v != want:

@@ -18,7 +18,7 @@ take (R is one; where R has symmetries of its own, the least image of m + p unde
 
 A placement that closes a mill removes one of R's removable men q: its successor (R - q, m + p)
 lies in another block per q, a handful per R, in cache too. Each R - q's symmetry to its
-canonical form is tabled per R (``_point_table``: the board's bytes to the successor's
+canonical form is tabled per R (``point_table``: the board's bytes to the successor's
 free-point indices, then ``compact_rank``), and the best removal is kept per m + p, which the
 several m lacking one man of its mill share (``MEMO``). Under optional removal the placement may
 also lead to (R, m + p), read as a placement without a mill. Only a placement closing two mills
@@ -31,8 +31,6 @@ Measured (benchmarks/RESULTS.md, 2026-11-25): the placing phase of the standard 
 
 from __future__ import annotations
 
-from functools import cache
-from math import comb
 
 import numba as nb
 import numpy as np
@@ -45,6 +43,7 @@ from ...index.kernels import (
     colex_unrank,
     image,
 )
+from ...index.compact import compact_rank, point_table
 from ...index.slots import slot_from
 from ...jit import helper
 from ...rules.bits import ctz, popcount
@@ -178,48 +177,6 @@ def rows_key(key, buf, rows, frm, to, after, opp, hb, succ, skip, ix):
     return key, bad
 
 
-@helper
-def compact_rank(y, ranks):
-    """The colex rank of the set y of free-point indices (24 at most), a byte at a time:
-    ``ranks[byte, v, i]`` sums C(8 * byte + t, i + k) over the k-th set bit t of v."""
-    lo = y & 255
-    mid = (y >> 8) & 255
-    return (
-        np.int64(ranks[0, lo, 0])
-        + np.int64(ranks[1, mid, popcount(lo)])
-        + np.int64(ranks[2, (y >> 16) & 255, popcount(lo) + popcount(mid)])
-    )
-
-
-@cache
-def rank_tables(men: int = 13) -> np.ndarray:
-    """``ranks`` of ``compact_rank`` for sets of up to ``men`` elements (a side's men and the one
-    placed: 13 at most)."""
-    ranks = np.zeros((3, 256, men + 1), dtype=np.int32)
-    for byte in range(3):
-        for v in range(1, 256):
-            bits = [8 * byte + t for t in range(8) if v >> t & 1]
-            for i in range(men + 1):
-                ranks[byte, v, i] = sum(comb(j, i + k) for k, j in enumerate(bits, 1) if i + k <= men)
-    return ranks
-
-
-@helper
-def _point_table(table, g, free, target_free, sym_img):
-    """``table[byte, v]``: the men of the byte v of the board (those on ``free``) moved by the
-    symmetry g, as indices among ``target_free``'s points: three lookups then give a set's
-    compact form in the successor's free points, ready for ``compact_rank``."""
-    for byte in range(3):
-        table[byte, 0] = 0
-        for v in range(1, 256):
-            lowbit = v & -v
-            contrib = 0
-            if (free >> (8 * byte)) & lowbit:
-                y = sym_img[g, byte, lowbit]  # the image point, as a mask
-                contrib = np.int64(1) << popcount(target_free & (y - 1))
-            table[byte, v] = table[byte, v & (v - 1)] | contrib
-
-
 @nb.njit(cache=True, parallel=True)
 def placement_pass(a, b, ha, hb, value, succ, g, ix, ranks):
     """Values of every slot of tier (a, b, ha, hb), ha >= 1, a + b < n, whose mover only
@@ -259,7 +216,7 @@ def placement_pass(a, b, ha, hb, value, succ, g, ix, ranks):
         q_pt = np.empty(n, dtype=np.int64)  # per removable man q of R: R - q's symmetry, canonical
         q_g = np.empty(n, dtype=np.int64)  # image and slot base, and whether it is symmetric
         q_mc = np.empty(n, dtype=np.int64)
-        q_points = np.empty((n, 3, 256), dtype=np.int32)  # _point_table per q, where tabled
+        q_points = np.empty((n, 3, 256), dtype=np.int32)  # point_table per q, where tabled
         q_base = np.empty(n, dtype=np.int64)
         q_sym = np.empty(n, dtype=np.bool_)
         nq = 0
@@ -308,7 +265,7 @@ def placement_pass(a, b, ha, hb, value, succ, g, ix, ranks):
                     q_base[nq] = (info >> SYM_BITS) * per_removed
                     q_sym[nq] = info & SYMMETRIC != 0
                     if tabled and not q_sym[nq]:
-                        _point_table(q_points[nq], info & G0_MASK, free, full & ~q_mc[nq], sym_img)
+                        point_table(q_points[nq], info & G0_MASK, free, full & ~q_mc[nq], sym_img)
                     nq += 1
             elif chosen != 0:
                 # the next a-set in colex order: the next larger integer with a bits (Gosper)

@@ -5,6 +5,8 @@ subspaces the log already has as passed are left out, so a cut-off run goes on w
 At the end it prints the totals (positions, seconds of the checks, failures) from the whole log.
 
     nohup python benchmarks/verify_run.py --db data/standard.h5 --log data/verify9.jsonl &
+
+``--phase moving`` or ``--phase placing`` checks (and totals) the one phase alone.
 """
 
 from __future__ import annotations
@@ -34,9 +36,11 @@ def logged(log: Path) -> dict[str, dict]:
 @click.option("--db", "db_path", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
 @click.option("--log", type=click.Path(dir_okay=False, path_type=Path), required=True, help="JSON lines, one per subspace checked")
 @click.option("--threads", type=int, default=None)
-def main(db_path: Path, log: Path, threads: int | None) -> None:
+@click.option("--phase", type=click.Choice(["all", "moving", "placing"]), default="all", show_default=True,
+              help="the moving subspaces only, or the tiers with men in hand only")
+def main(db_path: Path, log: Path, threads: int | None, phase: str) -> None:
     with Database(db_path) as db:
-        names = [s.name for s in db.tiers()]  # (the tiers with men in hand too)
+        names = [s.name for s in db.tiers() if phase == "all" or s.placing == (phase == "placing")]  # (the tiers with men in hand too)
     done = {name for name, entry in logged(log).items() if entry["ok"]}
     todo = [name for name in names if name not in done]
     click.echo(f"{len(names)} subspaces, {len(done)} passed before, {len(todo)} to check", err=True)

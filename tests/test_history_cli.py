@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import h5py
 import numpy as np
@@ -39,6 +40,7 @@ def db(tmp_path_factory):
     assert result.exit_code == 0, result.output
     lines = [json.loads(x) for x in result.stdout.splitlines()]
     assert lines[-1]["event"] == "summary" and lines[-1]["solved"] == 7 and "a draw" in lines[-1]["game_value"]
+    assert not Path(str(path) + ".checkpoint").exists()  # no group took long enough to save its levels
     return path
 
 
@@ -269,3 +271,39 @@ def test_inputs_in_two_bytes_stop_a_run_the_plan_cannot_hold():
     with pytest.raises(PlanError, match="code past 255"):
         check([(4, 4)], wide)
     wide_inputs_check(rules, subs, int(g.bytes_wide) + 1)([(4, 4)], wide)
+
+
+def test_a_solve_killed_inside_a_group_resumes_it(db, tmp_path, monkeypatch):
+    """``morris solve`` killed inside the group 3-3 (right after its second save of the level
+    loop, saves forced every level), then run again: the group goes on from the saved level, the
+    run says so, and the database holds what an uncut run wrote; the saves are gone."""
+    from solver.history import run as history_run
+    from solver.history.checkpoint import Checkpoint
+
+    class Killed(Exception):
+        pass
+
+    class EveryLevel(Checkpoint):
+        kill_at = 2
+        saves = 0
+
+        def __init__(self, folder, rules_text, echo=print):
+            super().__init__(folder, rules_text, every=0, echo=echo)
+
+        def save(self, group, *args):
+            super().save(group, *args)
+            EveryLevel.saves += 1
+            if EveryLevel.saves == EveryLevel.kill_at:
+                raise Killed
+
+    monkeypatch.setattr(history_run, "Checkpoint", EveryLevel)
+    path = tmp_path / "cut.h5"
+    first = CliRunner().invoke(main, ["solve", *RULES, "--max-men", "3", "--db", str(path)])
+    assert isinstance(first.exception, Killed) and Path(str(path) + ".checkpoint", "3-3", "meta.json").exists()
+    EveryLevel.kill_at = 0
+    again = run("solve", *RULES, "--max-men", "3", "--db", str(path))
+    assert again.exit_code == 0 and "3-3: resumed at level 1" in again.output, again.output
+    with h5py.File(path) as f, h5py.File(db) as g:
+        assert np.array_equal(f["history/3-3/values"][...], g["history/3-3/values"][...])
+        assert np.array_equal(f["subspaces/3-3"][...], g["subspaces/3-3"][...])
+    assert not Path(str(path) + ".checkpoint").exists()

@@ -152,6 +152,52 @@ def test_a_run_that_keeps_one_group_gives_the_same_values():
     assert not left or all(h.state_values.dtype == np.uint8 for h in left.values())
 
 
+class Cut(Exception):
+    """The run killed right after a save."""
+
+
+def test_a_run_cut_inside_a_group_resumes_from_its_saved_levels(tmp_path):
+    """A run killed inside a group (here right after its third save: the judged states and two
+    levels) and run again resumes that group from the save, at the level it had reached, and
+    gives every state the values of a run never cut; the save is gone once the group is heard.
+    A save of other rules is not read (and is removed)."""
+    from solver.history.checkpoint import Checkpoint
+
+    rules = make_rules("six", ["reclose=same-man", "men=4"])
+    whole = solve_moving(rules, [(4, 4)])
+    folder = tmp_path / "db.h5.checkpoint"
+
+    class Cutting(Checkpoint):
+        saves = 0
+
+        def save(self, group, *args):
+            super().save(group, *args)
+            if group == [(4, 4)]:
+                Cutting.saves += 1
+                if Cutting.saves == 3:
+                    raise Cut
+
+    with pytest.raises(Cut):
+        solve_moving(rules, [(4, 4)], checkpoint=Cutting(folder, rules.describe(), every=0))
+    assert (folder / "4-4" / "meta.json").exists()
+    stale = Checkpoint(folder, make_rules("six", ["reclose=running-mill", "men=4"]).describe(), every=1e9)
+    heard = {}
+
+    def progress(group, halves):
+        heard.update({(h.a, h.b): (h.state_values.copy(), dict(h.timing)) for h in halves})
+
+    solve_moving(rules, [(4, 4)], progress, checkpoint=stale)  # another reading's run: starts afresh
+    assert heard[4, 4][1].get("resumed_at_level") is None and not folder.exists()
+    with pytest.raises(Cut):
+        Cutting.saves = 0
+        solve_moving(rules, [(4, 4)], checkpoint=Cutting(folder, rules.describe(), every=0))
+    heard.clear()
+    solve_moving(rules, [(4, 4)], progress, checkpoint=Checkpoint(folder, rules.describe(), every=0))
+    assert heard[4, 4][1]["resumed_at_level"] == 2 and heard[4, 4][1]["levels"] > 2
+    assert set(heard) == set(whole) and all(np.array_equal(heard[s][0], whole[s].state_values) for s in whole)
+    assert not folder.exists()
+
+
 @pytest.mark.slow
 def test_inputs_held_in_two_bytes_give_the_same_values(monkeypatch):
     """Where a subspace's largest code passes a byte its inputs are held in 2 bytes a state: the

@@ -2,7 +2,9 @@
 
 The moving phase is solved by ``solve.solve_moving`` (everything in memory) and each group is
 written as the engine hands it over (``write.write_half``: a half at a time, its side table in pieces), so a
-killed run keeps the groups it finished; a rerun whose groups are all on disk solves nothing.
+killed run keeps the groups it finished; a rerun whose groups are all on disk solves nothing. The
+group being solved saves its level loop beside the database every 15 minutes
+(``checkpoint``: ``X.h5.checkpoint/``), and a rerun resumes it from there.
 The placing phase holds plain positions only (docs/history-rule.md, section 4): the plain
 engine's loop (``engine.run.run_stages``) solves it with the plain rules, group by group and
 resumable, reading the moving subspaces' plain states from the database.
@@ -27,6 +29,7 @@ from ..storage.files import subspace_name
 from ..storage.lock import writer_lock
 from ..storage.write import relink
 from ..tiers import whole_game_tiers
+from .checkpoint import Checkpoint, checkpoint_dir
 from .solve import closure, moving_groups, solve_moving
 from .store import DatabaseInputs
 from .write import write_half
@@ -154,6 +157,13 @@ def solve_history(
                 now = [time.perf_counter(), time.process_time()]
                 seconds, cpu = now[0] - clock[0], now[1] - clock[1]
                 clock[:] = now
+                # a group resumed from its saved levels: the earlier runs' seconds too
+                # (their CPU seconds are not kept)
+                earlier = parts[0].timing.get("earlier_s", 0.0)
+                if earlier:
+                    echo(f"{' and '.join(subspace_name(p.a, p.b) for p in parts)}: resumed at level {parts[0].timing['resumed_at_level']} "
+                         f"({earlier:.1f} s of earlier runs)")
+                    seconds += earlier
                 new = []
                 for p in parts:  # one half at a time, a piece of its side table at a time (``write.write_half``)
                     stats, side = write_half(db_path, rules, p, seconds, cpu)
@@ -167,7 +177,8 @@ def solve_history(
                 if tuple(g[0]) in done:
                     rows += _skipped([held[s] for s in g], echo, on_group)
 
-            solve_moving(rules, subs, finished, stored=stored, load=DatabaseInputs(db_path, rules), keep=False, check=wide_check)
+            saves = Checkpoint(checkpoint_dir(db_path), rules.describe(), echo=echo)
+            solve_moving(rules, subs, finished, stored=stored, load=DatabaseInputs(db_path, rules), keep=False, check=wide_check, checkpoint=saves)
     if whole_game:
         plain = plain_rules(rules)
         jobs = placing_jobs(plain, placing_groups(plain))

@@ -255,11 +255,12 @@ def gather_inputs(rules: RuleSet, targets, held: dict, load) -> Store:
     return src
 
 
-def solve_group(rules: RuleSet, group: list[tuple[int, int]], src: Store | list[HistorySubspace]) -> list[HistorySubspace]:
+def solve_group(rules: RuleSet, group: list[tuple[int, int]], src: Store | list[HistorySubspace], checkpoint=None) -> list[HistorySubspace]:
     """The states of ``group`` (a subspace and its twin) solved, reading ``src`` (the store of
     what its removals lead into, or those subspaces). The halves returned are views into one
     array of values (2 bytes a state) and the group's counts; what else the solve held (a count a
-    state) is gone by then."""
+    state) is gone by then. With a ``checkpoint.Checkpoint`` the level loop is saved as it goes
+    and, where a save of this group exists, resumed from it."""
     if not isinstance(src, Store):
         src = gather_inputs(rules, sorted({(h.a, h.b) for h in src}), {(h.a, h.b): h for h in src}, None)
     ht = history_tables(rules)
@@ -283,13 +284,29 @@ def solve_group(rules: RuleSet, group: list[tuple[int, int]], src: Store | list[
     lowest = np.full(len(parts), k.NONE, np.uint32)
     touched = np.full(len(parts), k.NONE, np.uint32)
     err = np.zeros(3, np.int64)
+    arrays = {"value": value, "count": count, "lowest": lowest}
+    states = len(value)
     t1 = time.perf_counter()
-    k.init_group(parts, *gs.args(), value, count, *src.args(), src.values, lowest, ht, ix, g, err)
+    if checkpoint:
+        checkpoint.begin()
+    saved = checkpoint.load(group, states, len(parts), arrays) if checkpoint else None
+    if saved:
+        first, levels, earlier = saved["first"], saved["levels"], saved["seconds"]
+    else:
+        k.init_group(parts, *gs.args(), value, count, *src.args(), src.values, lowest, ht, ix, g, err)
+        first, levels, earlier = int(lowest.min(initial=k.NONE)), 0, 0.0
     t2 = time.perf_counter()
-    first, levels = int(lowest.min(initial=k.NONE)), 0
+
+    def save():
+        checkpoint.save(group, states, len(parts), arrays, first, levels, earlier + time.perf_counter() - t1)
+
+    if checkpoint and not saved and first != k.NONE and not err.any() and checkpoint.due():
+        save()  # the judged states: what a rerun need not judge again
     while first != k.NONE and not err.any():
         first = int(k.level_step(first - 1, parts, part0, *gs.args(), value, count, *src.args(), src.values, lowest, touched, ht, ix, g, err))
         levels += 1
+        if checkpoint and first != k.NONE and not err.any() and checkpoint.due():
+            save()
     t3 = time.perf_counter()
     del count, src  # (the caller's store of inputs goes when it drops its own reference)
     if err.any():
@@ -298,6 +315,8 @@ def solve_group(rules: RuleSet, group: list[tuple[int, int]], src: Store | list[
     halves = [gs.subspace(a, b, rules) for a, b in group]
     for h in halves:
         h.timing = {"index_s": round(t1 - t0, 3), "init_s": round(t2 - t1, 3), "levels_s": round(t3 - t2, 3), "levels": levels}
+        if saved:
+            h.timing.update(resumed_at_level=saved["levels"], earlier_s=saved["seconds"])
     return halves
 
 
@@ -308,7 +327,8 @@ def compact(h: HistorySubspace) -> HistorySubspace:
     return HistorySubspace(h.a, h.b, h.slots, h.counts.copy(), h.block_first.copy(), h.state_values.astype(input_dtype(top)), h.rules)
 
 
-def solve_moving(rules: RuleSet, subspaces, progress=None, stored=frozenset(), load=None, keep: bool = True, check=None) -> dict[tuple[int, int], HistorySubspace]:
+def solve_moving(rules: RuleSet, subspaces, progress=None, stored=frozenset(), load=None, keep: bool = True, check=None,
+                 checkpoint=None) -> dict[tuple[int, int], HistorySubspace]:
     """Every state of the moving subspaces ``subspaces`` and of what their removals reach, group
     by group; ``progress(group, halves)`` hears each group solved. A group whose subspaces are all
     in ``stored`` is skipped, and what a later group reads of it comes from ``load`` (an object
@@ -319,7 +339,9 @@ def solve_moving(rules: RuleSet, subspaces, progress=None, stored=frozenset(), l
     before ``progress`` hears the group, and the group after it; a subspace that a later group
     reads is read again through ``load``, or, without one, kept as a compact copy (``compact``).
     The result then holds those copies. ``check(group, inputs)``, where given, hears each
-    group's store of inputs before the group is solved (and may stop the run)."""
+    group's store of inputs before the group is solved (and may stop the run). ``checkpoint``
+    (``checkpoint.Checkpoint``) saves each group's level loop as it goes, resumes a group from its
+    save, and drops the save once ``progress`` has heard the group."""
     check_supported(rules)
     groups = [g for g in moving_groups(closure(rules, subspaces))]
     reads = [sorted({t for a, b in g for t in removal_targets(rules, a, b)}) for g in groups]
@@ -330,7 +352,7 @@ def solve_moving(rules: RuleSet, subspaces, progress=None, stored=frozenset(), l
         src = gather_inputs(rules, reads[i], result, load)
         if check:
             check(group, src)
-        halves = solve_group(rules, group, src)
+        halves = solve_group(rules, group, src, checkpoint)
         del src
         later = {t for r in reads[i + 1 :] for t in r}
         if not keep:
@@ -338,6 +360,8 @@ def solve_moving(rules: RuleSet, subspaces, progress=None, stored=frozenset(), l
                 del result[t]
         if progress:
             progress(group, halves)
+        if checkpoint:
+            checkpoint.clear(group)
         for h in halves:
             if keep:
                 result[h.a, h.b] = h

@@ -1,0 +1,107 @@
+"""A history group's level loop saved between levels, so that a run cut off inside a long group
+resumes there (``solve.solve_group``).
+
+At 9 men one group (8-9 with 9-8: 3.2 G states) takes hours, longer than what is left of a
+session once it starts; without this, a killed run solves the group again from its start. Every
+``every`` seconds of levels (and once the states are judged) the group's working arrays are
+written beside the database: its values (2 bytes a state), counts (1 byte a state) and each
+part's lowest code, with the level reached (``meta.json``, written last); a group done sooner
+writes nothing. A save goes to a
+folder of its own and replaces the previous one by renames, so a kill during a save leaves the
+previous save whole. A rerun of the same group (same rules, states and parts) reads the arrays
+back and goes on from the next level; the loop's arrays between two levels are all it depends
+on, so the values are those of a run that was never cut (tests/test_history_engine.py). The
+folder is removed once the group is written to the database.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+FORMAT = 1
+ARRAYS = ("value", "count", "lowest")
+
+
+def checkpoint_dir(db_path: Path) -> Path:
+    """``X.h5.checkpoint``: where ``morris solve`` keeps the group it is solving."""
+    return Path(str(db_path) + ".checkpoint")
+
+
+class Checkpoint:
+    """Saves and restores the level loop of the groups of one run, in ``folder`` (one folder per
+    group, ``3-4_4-3``); ``echo`` hears a save that failed (the run goes on without it)."""
+
+    def __init__(self, folder: Path, rules_text: str, every: float = 900.0, echo: Callable[[str], None] = print):
+        self.folder, self.rules_text, self.every, self.echo = Path(folder), rules_text, every, echo
+        self.last = time.perf_counter()
+
+    def _dir(self, group) -> Path:
+        return self.folder / "_".join(f"{a}-{b}" for a, b in group)
+
+    def _meta(self, group, states: int, parts: int) -> dict:
+        return {"format": FORMAT, "rules": self.rules_text, "group": [list(s) for s in group], "states": int(states), "parts": int(parts)}
+
+    def load(self, group, states: int, parts: int, arrays: dict[str, np.ndarray]) -> dict | None:
+        """The saved loop of ``group`` read into ``arrays`` (value, count, lowest, in place): its
+        meta (``first``, ``levels``, ``seconds``), or None where there is none that fits (a save
+        of other rules, states or parts is removed)."""
+        want = self._meta(group, states, parts)
+        for d in (self._dir(group), self._dir(group).with_suffix(".old")):
+            meta_file = d / "meta.json"
+            if not meta_file.exists():
+                continue
+            meta = json.loads(meta_file.read_text())
+            if {k: meta.get(k) for k in want} != want:
+                self.clear(group)
+                return None
+            for name in ARRAYS:
+                saved = np.load(d / f"{name}.npy", mmap_mode="r")
+                if saved.shape != arrays[name].shape or saved.dtype != arrays[name].dtype:
+                    self.clear(group)
+                    return None
+                arrays[name][:] = saved
+            self.last = time.perf_counter()
+            return meta
+        return None
+
+    def begin(self) -> None:
+        """A group starts: the next save is ``every`` seconds from now."""
+        self.last = time.perf_counter()
+
+    def due(self) -> bool:
+        return time.perf_counter() - self.last >= self.every
+
+    def save(self, group, states: int, parts: int, arrays: dict[str, np.ndarray], first: int, levels: int, seconds: float) -> None:
+        """Write the loop of ``group`` after a level (``first``: the lowest code left)."""
+        final = self._dir(group)
+        new, old = final.with_suffix(".new"), final.with_suffix(".old")
+        try:
+            shutil.rmtree(new, ignore_errors=True)
+            new.mkdir(parents=True)
+            for name in ARRAYS:
+                np.save(new / f"{name}.npy", arrays[name])
+            meta = dict(self._meta(group, states, parts), first=int(first), levels=int(levels), seconds=round(seconds, 3))
+            (new / "meta.json").write_text(json.dumps(meta))
+            shutil.rmtree(old, ignore_errors=True)
+            if final.exists():
+                final.rename(old)
+            new.rename(final)
+            shutil.rmtree(old, ignore_errors=True)
+        except OSError as e:
+            shutil.rmtree(new, ignore_errors=True)
+            self.echo(f"warning: group {final.name}: its levels could not be saved ({e.strerror or e}); the run goes on without")
+        self.last = time.perf_counter()
+
+    def clear(self, group) -> None:
+        """Remove what is saved of ``group`` (and the folder, once empty)."""
+        final = self._dir(group)
+        for d in (final, final.with_suffix(".new"), final.with_suffix(".old")):
+            shutil.rmtree(d, ignore_errors=True)
+        if self.folder.exists() and not any(self.folder.iterdir()):
+            self.folder.rmdir()

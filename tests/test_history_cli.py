@@ -307,3 +307,15 @@ def test_a_solve_killed_inside_a_group_resumes_it(db, tmp_path, monkeypatch):
         assert np.array_equal(f["history/3-3/values"][...], g["history/3-3/values"][...])
         assert np.array_equal(f["subspaces/3-3"][...], g["subspaces/3-3"][...])
     assert not Path(str(path) + ".checkpoint").exists()
+
+
+def test_the_dry_run_states_the_disk_a_save_takes():
+    """``--dry-run --json`` under the history rule: the plan's largest group's save (3 bytes a
+    state) within the states in all, and the line says what a save takes while it replaces the
+    last (twice that)."""
+    res = run("solve", *RULES, "--max-men", "3", "--dry-run", "--json")
+    assert res.exit_code == 0, res.output
+    plan = json.loads(res.stdout.splitlines()[-1])
+    assert plan["event"] == "plan" and 0 < plan["checkpoint_bytes"] <= 3 * plan["states"]
+    text = run("solve", *RULES, "--max-men", "3", "--dry-run")
+    assert f"up to about {round(2 * plan['checkpoint_bytes'] / 2**20):,} MiB of disk while a save is made" in text.output

@@ -195,10 +195,14 @@ def solve_history_rule(rules, max_men, whole_game, extended, db_path, threads, d
         from ..engine.costs.moving import machine_memory
         from ..history.run import estimate_bytes
 
-        (need, states), allowed = estimate_bytes(rules, subs), parse_size(max_memory) if max_memory else machine_memory()
+        (need, states, largest), allowed = estimate_bytes(rules, subs), parse_size(max_memory) if max_memory else machine_memory()
+        from ..history.checkpoint import SAVE_STATE
+
         plan = {
             "event": "plan", "rules": rules.to_dict(), "database": str(db_path), "subspaces": len(closure(rules, subs)),
             "states": round(states), "peak_bytes": need, "memory_bytes": allowed,
+            # a long group's levels saved beside the database (twice that while a save replaces the last)
+            "checkpoint_bytes": round(SAVE_STATE * largest),
         }
         if as_json:
             echo_json(plan)
@@ -207,7 +211,8 @@ def solve_history_rule(rules, max_men, whole_game, extended, db_path, threads, d
                 f"plan: {rules.describe()} (the history rule) into {db_path}: {plan['subspaces']} moving subspaces"
                 + (" and the placing phase (plain positions)" if whole_game else "")
                 + f"; about {plan['states']:,} states (estimated from a sample), one group at a time with what "
-                f"its removals read: about {mib(need):,} MiB at the peak, of {mib(allowed):,} MiB allowed"
+                f"its removals read: about {mib(need):,} MiB at the peak, of {mib(allowed):,} MiB allowed; "
+                f"a long group's levels saved beside the database: up to about {mib(2 * plan['checkpoint_bytes']):,} MiB of disk while a save is made"
             )
         check_memory(rules, subs, parse_size(max_memory) if max_memory else None)
         return

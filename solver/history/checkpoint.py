@@ -26,6 +26,7 @@ import numpy as np
 
 FORMAT = 1
 ARRAYS = ("value", "count", "lowest")
+SAVE_STATE = 3  # bytes a state of a save: its value and count (the parts' lowest codes are few)
 
 
 def checkpoint_dir(db_path: Path) -> Path:

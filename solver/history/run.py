@@ -46,19 +46,19 @@ def moving_subspaces(rules: RuleSet, max_men: int | None, whole_game: bool) -> l
     return sorted({s for a, b in pairs_up_to(max_men) for s in ((a, b), (b, a))})
 
 
-def estimate_bytes(rules: RuleSet, subspaces) -> tuple[int, float]:
-    """(peak bytes, states) of the solve of ``subspaces`` and what they lead to: the largest
-    group with the subspaces it reads (``plan.plan``: states estimated from a sample of slots),
-    as ``solve_moving`` holds them, one group at a time."""
+def estimate_bytes(rules: RuleSet, subspaces) -> tuple[int, float, float]:
+    """(peak bytes, states, the largest group's states) of the solve of ``subspaces`` and what
+    they lead to: the largest group with the subspaces it reads (``plan.plan``: states estimated
+    from a sample of slots), as ``solve_moving`` holds them, one group at a time."""
     from .plan import plan
 
     groups = plan(rules, subspaces)
-    return int(max((g.bytes for g in groups), default=0)), sum(g.states for g in groups)
+    return int(max((g.bytes for g in groups), default=0)), sum(g.states for g in groups), max((g.states for g in groups), default=0)
 
 
 def check_memory(rules: RuleSet, subspaces, limit: int | None) -> int:
     """PlanError (one line) where the estimate exceeds ``limit`` (or the machine's memory)."""
-    (need, states), allowed = estimate_bytes(rules, subspaces), limit or machine_memory()
+    (need, states, _), allowed = estimate_bytes(rules, subspaces), limit or machine_memory()
     if need > allowed:
         raise PlanError(
             f"the history rule's engine needs about {mib(need):,} MiB for its largest group of these subspaces "

@@ -40,7 +40,8 @@ def logged(log: Path) -> dict[str, dict]:
               help="the moving subspaces only, or the tiers with men in hand only")
 def main(db_path: Path, log: Path, threads: int | None, phase: str) -> None:
     with Database(db_path) as db:
-        names = [s.name for s in db.tiers() if phase == "all" or s.placing == (phase == "placing")]  # (the tiers with men in hand too)
+        # (the tiers with men in hand are listed too; ``--phase`` keeps one phase)
+        names = [s.name for s in db.tiers() if phase == "all" or s.placing == (phase == "placing")]
     done = {name for name, entry in logged(log).items() if entry["ok"]}
     todo = [name for name in names if name not in done]
     click.echo(f"{len(names)} subspaces, {len(done)} passed before, {len(todo)} to check", err=True)

@@ -193,11 +193,10 @@ def solve_history_rule(rules, max_men, whole_game, extended, db_path, threads, d
     subs = moving_subspaces(rules, max_men, whole_game)
     if dry_run:
         from ..engine.costs.moving import machine_memory
+        from ..history.checkpoint import SAVE_STATE
         from ..history.run import estimate_bytes
 
         (need, states, largest), allowed = estimate_bytes(rules, subs), parse_size(max_memory) if max_memory else machine_memory()
-        from ..history.checkpoint import SAVE_STATE
-
         plan = {
             "event": "plan", "rules": rules.to_dict(), "database": str(db_path), "subspaces": len(closure(rules, subs)),
             "states": round(states), "peak_bytes": need, "memory_bytes": allowed,

@@ -287,9 +287,10 @@ def solve_group(rules: RuleSet, group: list[tuple[int, int]], src: Store | list[
     arrays = {"value": value, "count": count, "lowest": lowest}
     states = len(value)
     t1 = time.perf_counter()
+    saved = None
     if checkpoint:
         checkpoint.begin()
-    saved = checkpoint.load(group, states, len(parts), arrays) if checkpoint else None
+        saved = checkpoint.load(group, states, len(parts), arrays)
     if saved:
         first, levels, earlier = saved["first"], saved["levels"], saved["seconds"]
     else:
@@ -297,16 +298,16 @@ def solve_group(rules: RuleSet, group: list[tuple[int, int]], src: Store | list[
         first, levels, earlier = int(lowest.min(initial=k.NONE)), 0, 0.0
     t2 = time.perf_counter()
 
-    def save():
-        checkpoint.save(group, states, len(parts), arrays, first, levels, earlier + time.perf_counter() - t1)
+    def save_if_due():  # between levels, where the loop goes on (after the judging: what a rerun need not judge again)
+        if checkpoint and first != k.NONE and not err.any() and checkpoint.due():
+            checkpoint.save(group, states, len(parts), arrays, first, levels, earlier + time.perf_counter() - t1)
 
-    if checkpoint and not saved and first != k.NONE and not err.any() and checkpoint.due():
-        save()  # the judged states: what a rerun need not judge again
+    if not saved:
+        save_if_due()
     while first != k.NONE and not err.any():
         first = int(k.level_step(first - 1, parts, part0, *gs.args(), value, count, *src.args(), src.values, lowest, touched, ht, ix, g, err))
         levels += 1
-        if checkpoint and first != k.NONE and not err.any() and checkpoint.due():
-            save()
+        save_if_due()
     t3 = time.perf_counter()
     del count, src  # (the caller's store of inputs goes when it drops its own reference)
     if err.any():

@@ -60,6 +60,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from ..index.compact import compact_rank, point_table
 from ..index.kernels import (
     SYM_BITS,
     colex_rank,
@@ -69,7 +70,6 @@ from ..index.kernels import (
     rank_position,
     unrank_position,
 )
-from ..index.compact import compact_rank, point_table
 from ..index.slots import canon_setup, slot_with
 from ..jit import helper, prefetch
 from ..rules.bits import ctz, popcount

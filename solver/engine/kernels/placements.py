@@ -31,10 +31,10 @@ Measured (benchmarks/RESULTS.md, 2026-11-25): the placing phase of the standard 
 
 from __future__ import annotations
 
-
 import numba as nb
 import numpy as np
 
+from ...index.compact import compact_rank, point_table
 from ...index.kernels import (
     G0_MASK,
     SYM_BITS,
@@ -43,7 +43,6 @@ from ...index.kernels import (
     colex_unrank,
     image,
 )
-from ...index.compact import compact_rank, point_table
 from ...index.slots import slot_from
 from ...jit import helper
 from ...rules.bits import ctz, popcount

@@ -2,6 +2,7 @@
 
     python benchmarks/game_table.py data/standard.h5 data/no-flying.h5 [--log data/no-flying.jsonl ...]
         [--checksums-dir benchmarks/checksums]
+    python benchmarks/game_table.py benchmarks/rulesets/standard.json data/lasker.h5 ...
 
 Reads each database (solved with ``morris solve --whole-game``; nothing is recomputed) and
 prints a markdown row per database: the rule set, the value of the start and its plies, how many
@@ -12,7 +13,9 @@ solve --json``, wall and CPU over all its runs), the peak memory (``--time-log``
 moving-phase subspace per database, the first one as the reference. With ``--checksums-dir``,
 writes ``<rule set>-whole.json`` ({tier: checksum}) there for each; with ``--stats-dir``,
 ``<rule set>.json``: the start's value, each first placement's, and every tier's stored counts
-(what notebooks/old_rules.ipynb plots, without the databases; benchmarks/whole_games.sh writes both). Not a test.
+(what notebooks/old_rules.ipynb plots, without the databases; benchmarks/whole_games.sh writes both).
+A ``.json`` in place of a database is such a statistics file: its game's shares of won positions
+stand in the comparison (the reference once its database is removed), with no row. Not a test.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ def _log_seconds(log: Path) -> tuple[float, float]:
     pairs: dict[tuple, tuple[float, float]] = {}
     for line in log.read_text().splitlines():
         d = json.loads(line)
-        if d.get("event") == "tiers" and not d.get("skipped"):
+        if d.get("event") in ("tiers", "pair") and not d.get("skipped"):  # "pair": the history rule's moving groups
             for t in d["subspaces"]:
                 key = (t["mover"], t["opponent"], t.get("mover_hand", 0), t.get("opponent_hand", 0))
                 twin = (key[1], key[0], key[3], key[2])
@@ -74,6 +77,16 @@ def row(path: Path, log: Path | None, time_log: Path | None) -> tuple[str, dict]
     return text, {"rules": rules, "tiers": tiers, "shares": shares, "start": start}
 
 
+def from_stats(path: Path) -> dict:
+    """The moving phase's shares of won positions from a statistics file (``--stats-dir``'s
+    output, e.g. benchmarks/rulesets/standard.json): the reference column when its database is
+    gone (the disk holds one full-size database beside the one being solved). No row."""
+    d = json.loads(path.read_text())
+    tiers = d["tiers"]
+    shares = {n: t["win"] / t["positions"] for n, t in tiers.items() if n.count("-") == 1 and t["positions"]}
+    return {"rules": d["rules"], "shares": shares}
+
+
 def stats(found: dict) -> dict:
     """What a database says of its game, small enough to ship: the rule set, the start and its
     first placements, and each tier's stored counts (up to symmetry, for the side to move)."""
@@ -85,6 +98,10 @@ def stats(found: dict) -> dict:
         "first_moves": {m.notation: {"value": m.value, "plies": m.plies} for m in start.moves},
         "tiers": {t.name: {k: int(getattr(t, k)) for k in keys} for t in found["tiers"]},
     }
+
+
+def _name(rules) -> str:
+    return rules if isinstance(rules, str) else rules.describe()
 
 
 def _dump_lines(d: dict) -> str:
@@ -112,16 +129,20 @@ def main() -> None:
     print("|---|---|---|---:|---:|---:|---:|---:|")
     found = []
     for path, log, time_log in zip(args.dbs, logs, time_logs):
+        if path.suffix == ".json":
+            found.append(from_stats(path))
+            continue
         text, data = row(path, log, time_log)
         print(text)
         found.append(data)
     if len(found) > 1:
         print()
         names = sorted(set(found[0]["shares"]).intersection(*(f["shares"] for f in found[1:])), key=lambda n: tuple(map(int, n.split("-"))))
-        print("| subspace | " + " | ".join(f"`{f['rules'].describe()}` won" for f in found) + " |")
+        print("| subspace | " + " | ".join(f"`{_name(f['rules'])}` won" for f in found) + " |")
         print("|---|" + "---:|" * len(found))
         for n in names:
             print(f"| {n} | " + " | ".join(f"{f['shares'][n]:.1%}" for f in found) + " |")
+    found = [f for f in found if "tiers" in f]  # a statistics file's game: written already
     if args.checksums_dir:
         for f in found:
             out = args.checksums_dir / f"{default_path(f['rules']).stem}-whole.json"

@@ -16,11 +16,12 @@
 # data/verify-G.jsonl (one line a checked tier) and data/verify-G.time.log, data/G.table.md (its
 # row of the README's table), benchmarks/checksums/<database name>-whole.json,
 # benchmarks/rulesets/<database name>.json (what notebooks/old_rules.ipynb plots) and
-# solver/books/<database name> (the tiers with BOOK_HAND or more men in hand). Then, unless
-# KEEP_DATABASES is set, it removes the database (a 9-men one takes about 11 GB, Lasker's and
-# Morabaraba's several times that; the disk holds one beside data/standard.h5): commit those
-# files before the next session's clean-up. `morris solve --whole-game` with the same options
-# rebuilds it.
+# solver/books/<database name> (the tiers with BOOK_HAND or more men in hand); a game of the
+# history rule also data/G.compare.md and .json (its plain states against the plain game's values,
+# tier by tier). Then, unless KEEP_DATABASES is set, it removes the database (a 9-men one takes
+# about 11 GB, Lasker's and Morabaraba's several times that; see drop-standard below): commit
+# those files before the next session's clean-up. `morris solve --whole-game` with the same
+# options rebuilds it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . .venv/bin/activate
@@ -49,10 +50,26 @@ declare -A SOLVE=([lasker]="$MEM" [morabaraba]="$MEM" [per-mill]="$MEM" [optiona
     [viking-ban]="$MEM" [standard-ban]="$MEM")
 # no opening book under the history rule (morris book refuses the option: not built for it yet)
 declare -A NO_BOOK=([viking-ban]=1 [standard-ban]=1)
+# issue 23: the plain game each history game is compared with, position by position
+# (benchmarks/compare_values.py): solved again for the comparison where its database is gone,
+# then removed again unless it is the kept reference data/standard.h5
+declare -A PLAIN=([viking-ban]="--rules viking" [standard-ban]="--rules standard")
 # the old rule sets first: each is solved and verified within a session or so, Lasker and
 # Morabaraba take several, the history rule's two games (issue 23) most of a day each
 # ("ultra": not a game but issue 22's draw ranks of data/standard.h5, morris rank, about 3 hours)
-ORDER=(no-flying viking ultra per-mill optional passes diagonal lasker morabaraba viking-ban standard-ban)
+# ("drop-standard": not a game; data/standard.h5, 24 GB with its draw ranks, is removed there, since
+# Lasker's database (about 53 GiB) and Morabaraba's (about 45 GiB) do not fit beside it in the
+# roughly 77 GB this machine has for data; its checksums, statistics and book are in the
+# repository, and `morris solve --whole-game`, then `morris rank`, rebuild it in about 4 hours)
+# Before each solve, benchmarks/disk_check.py asks the dry run what is left to write: a game that
+# does not fit is passed over with a line saying so, and the chain goes on with the next.
+ORDER=(no-flying viking ultra per-mill optional passes diagonal drop-standard lasker morabaraba viking-ban standard-ban)
+
+# the database where the commands look for these rules by default (data/standard_removal-optional.h5)
+default_db() {
+    python -c "import sys; from solver.rules import make_rules; from solver.storage.files import default_path
+a = sys.argv[2:]; print(default_path(make_rules(a[0], [a[i + 1] for i in range(1, len(a), 2)])))" "$@"
+}
 
 names=("$@")
 [[ ${#names[@]} -gt 0 ]] || names=("${ORDER[@]}")
@@ -70,15 +87,28 @@ for name in "${names[@]}"; do
         echo "ultra: done ($(date -u +%FT%TZ))"
         continue
     fi
+    if [[ $name == drop-standard ]]; then
+        if [[ -e data/standard.h5 && -z "${KEEP_DATABASES:-}" ]]; then
+            for f in benchmarks/checksums/standard-whole.json benchmarks/rulesets/standard.json solver/books/standard.h5; do
+                [[ -f $f ]] || { echo "drop-standard: $f is missing: data/standard.h5 kept" >&2; exit 2; }
+            done
+            rm -rf data/standard.h5 data/standard.h5.d data/standard.h5.lock
+            echo "drop-standard: removed data/standard.h5 ($(date -u +%FT%TZ))"
+        fi
+        continue
+    fi
     [[ -n "${RULES[$name]:-}" ]] || { echo "unknown game $name (one of: ${ORDER[*]})" >&2; exit 2; }
     # shellcheck disable=SC2086  # the options are words
     set -- ${RULES[$name]}
-    # the database where the commands look for these rules by default (data/standard_removal-optional.h5)
-    db=$(python -c "import sys; from solver.rules import make_rules; from solver.storage.files import default_path
-a = sys.argv[2:]; print(default_path(make_rules(a[0], [a[i + 1] for i in range(1, len(a), 2)])))" "$@")
+    db=$(default_db "$@")
     step="data/$name.step"
     if [[ -f "$step" && "$(cat "$step")" == done ]]; then
         echo "$name: done ($step)"
+        continue
+    fi
+    # shellcheck disable=SC2086  # (a game already solved has nothing left to write)
+    if [[ ! -f "$step" ]] && ! python benchmarks/disk_check.py "$@" ${SOLVE[$name]:-} --db "$db"; then
+        echo "$name: not started: the disk does not hold it ($(date -u +%FT%TZ)); the chain goes on with the next game"
         continue
     fi
     echo "$name: solve ($(date -u +%FT%TZ))"
@@ -90,7 +120,21 @@ a = sys.argv[2:]; print(default_path(make_rules(a[0], [a[i + 1] for i in range(1
     echo "=== verify $(date -u +%FT%TZ)" >> "data/verify-$name.time.log"
     /usr/bin/time -v python benchmarks/verify_run.py --db "$db" --log "data/verify-$name.jsonl" 2>> "data/verify-$name.time.log"
     echo verified > "$step"
-    python benchmarks/game_table.py data/standard.h5 "$db" --log data/whole.jsonl --log "data/$name.jsonl" \
+    if [[ -n "${PLAIN[$name]:-}" ]]; then
+        # shellcheck disable=SC2086
+        plain_db=$(default_db ${PLAIN[$name]})
+        echo "$name: compare with $plain_db ($(date -u +%FT%TZ))"
+        # shellcheck disable=SC2086  # (the solve resumes where it stopped, or finds every tier there)
+        /usr/bin/time -v morris solve --whole-game ${PLAIN[$name]} $MEM --db "$plain_db" --json >> "data/$name.plain.jsonl" 2>> "data/$name.plain.time.log"
+        python benchmarks/compare_values.py "$plain_db" "$db" --json "data/$name.compare.json" > "data/$name.compare.md"
+        if [[ $plain_db != data/standard.h5 && -z "${KEEP_DATABASES:-}" ]]; then
+            rm -rf "$plain_db" "$plain_db.d" "$plain_db.lock"
+        fi
+    fi
+    # the reference column: the standard game's database while it is on disk, else its statistics
+    reference=data/standard.h5
+    [[ -e $reference ]] || reference=benchmarks/rulesets/standard.json
+    python benchmarks/game_table.py "$reference" "$db" --log data/whole.jsonl --log "data/$name.jsonl" \
         --time-log data/whole.time.log --time-log "data/$name.time.log" --checksums-dir benchmarks/checksums --stats-dir benchmarks/rulesets \
         > "data/$name.table.md"
     [[ -n "${NO_BOOK[$name]:-}" ]] || morris book build --db "$db" --min-hand "${BOOK_HAND[$name]:-12}"

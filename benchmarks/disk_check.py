@@ -1,0 +1,68 @@
+"""Whether the disk holds what a whole-game solve has still to write: the check
+benchmarks/whole_games.sh makes before each game, so that a long run does not stop half-way on a
+full disk.
+
+    python benchmarks/disk_check.py --rules lasker --max-memory 16GiB --db data/lasker.h5
+
+Takes ``morris solve --whole-game``'s options, asks its dry run (``--dry-run --json``) for what is
+left to solve and prints one line: the bytes still to write (deflated, at what the 9-men games
+took a position; under the history rule a state's share of its 5-men database and the saved levels
+of a group, twice while a save replaces the last) against the space free where the database
+goes. Exit status 0 when it fits with a margin, 3 when not. An estimate, not a promise: the
+stored bytes a position vary with the game (README, "Nine Men's Morris under the old rules").
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from solver.engine.costs.plan import DEFLATED_BYTES_PER_POSITION
+
+# the history rule's database (plain slots, then a side table of keys): 59,303,883 bytes for the
+# 85,617,340 states of Viking with the same-man ban to 5 men (2026-11-27), 0.69 a state
+HISTORY_BYTES_PER_STATE = 0.69
+MARGIN = 2 << 30  # the verify's log, a book, the notebooks' statistics, the system
+
+
+def _written(db: Path) -> int:
+    files = [db, *Path(str(db) + ".d").glob("*")]
+    return sum(f.stat().st_size for f in files if f.is_file())
+
+
+def need_bytes(events: list[dict], db: Path) -> int:
+    """The bytes still to write, from the dry run's JSON lines."""
+    need = 0
+    for e in events:
+        if e.get("event") in ("plan", "placing plan") and "positions_to_solve" in e:
+            need += int(e["positions_to_solve"] * DEFLATED_BYTES_PER_POSITION)
+        elif e.get("event") == "plan" and "states" in e:
+            # the history rule: its plan counts every state, solved or not; the placing phase's
+            # plain positions follow (the 9-men games' 17.8 G, at the plain rate)
+            whole = e["states"] * HISTORY_BYTES_PER_STATE + 17.8e9 * DEFLATED_BYTES_PER_POSITION
+            need += max(0, int(whole) - _written(db)) + 2 * int(e.get("checkpoint_bytes", 0))
+    return need
+
+
+def main(argv: list[str]) -> int:
+    if "--db" not in argv:
+        print("disk_check: give the database (--db PATH)", file=sys.stderr)
+        return 2
+    db = Path(argv[argv.index("--db") + 1])
+    run = subprocess.run(["morris", "solve", "--whole-game", *argv, "--dry-run", "--json"], capture_output=True, text=True)
+    if run.returncode != 0:
+        print(f"disk_check: the dry run failed: {run.stderr.strip().splitlines()[-1:] or run.returncode}", file=sys.stderr)
+        return 2
+    events = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
+    need = need_bytes(events, db)
+    free = shutil.disk_usage(db.parent if db.parent.exists() else Path(".")).free
+    fits = need + MARGIN <= free
+    print(f"{db}: about {need / 2**30:,.1f} GiB still to write, {free / 2**30:,.1f} GiB free: {'fits' if fits else 'does not fit'}")
+    return 0 if fits else 3
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,44 @@
+"""The long runs' helpers in benchmarks/: the disk check made before each game
+(``disk_check.py``) and the table's reference read from a statistics file (``game_table.py``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import disk_check  # noqa: E402
+import game_table  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_disk_check_counts_what_is_left_to_solve(tmp_path):
+    db = tmp_path / "g.h5"
+    plain = [{"event": "plan", "positions_to_solve": 10**9}, {"event": "placing plan", "positions_to_solve": 2 * 10**9},
+             {"event": "hands", "positions_to_solve": 5 * 10**9}]
+    # the "hands" lines are the placing plan's parts: counted once, in its total
+    assert disk_check.need_bytes(plain, db) == int(10**9 * 0.43) + int(2 * 10**9 * 0.43)
+    assert disk_check.need_bytes([{"event": "plan", "positions_to_solve": 0}], db) == 0
+
+
+def test_the_disk_check_takes_off_what_a_history_game_has_written(tmp_path):
+    db = tmp_path / "h.h5"
+    plan = [{"event": "plan", "states": 10**9, "checkpoint_bytes": 3 * 10**9}]
+    fresh = disk_check.need_bytes(plan, db)
+    assert fresh == int(10**9 * 0.69 + 17.8e9 * 0.43) + 6 * 10**9
+    (tmp_path / "h.h5.d").mkdir()
+    (tmp_path / "h.h5.d" / "3-3.h5").write_bytes(b"\0" * 10**6)
+    assert disk_check.need_bytes(plan, db) == fresh - 10**6
+
+
+def test_the_table_reads_its_reference_from_the_statistics_file():
+    stats = ROOT / "benchmarks" / "rulesets" / "standard.json"
+    ref = game_table.from_stats(stats)
+    tiers = json.loads(stats.read_text())["tiers"]
+    assert ref["rules"] == "standard"
+    # the moving phase alone (two numbers in a name), each a share of its positions
+    assert set(ref["shares"]) == {n for n in tiers if n.count("-") == 1}
+    assert len(ref["shares"]) == 49
+    assert ref["shares"]["3-3"] == tiers["3-3"]["win"] / tiers["3-3"]["positions"]

@@ -18,6 +18,7 @@ import json
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from solver.engine.costs.plan import DEFLATED_BYTES_PER_POSITION
@@ -33,31 +34,42 @@ def _written(db: Path) -> int:
     return sum(f.stat().st_size for f in files if f.is_file())
 
 
-def need_bytes(events: list[dict], db: Path) -> int:
-    """The bytes still to write, from the dry run's JSON lines."""
+def need_bytes(events: list[dict], db: Path, placing_positions: int = 0) -> int:
+    """The bytes still to write, from the dry run's JSON lines (``placing_positions``: under the
+    history rule, the placing phase's, which its plan leaves out)."""
     need = 0
     for e in events:
         if e.get("event") in ("plan", "placing plan") and "positions_to_solve" in e:
             need += int(e["positions_to_solve"] * DEFLATED_BYTES_PER_POSITION)
         elif e.get("event") == "plan" and "states" in e:
             # the history rule: its plan counts every state, solved or not; the placing phase's
-            # plain positions follow (the 9-men games' 17.8 G, at the plain rate)
-            whole = e["states"] * HISTORY_BYTES_PER_STATE + 17.8e9 * DEFLATED_BYTES_PER_POSITION
+            # plain positions follow, stored as the plain games store theirs
+            whole = e["states"] * HISTORY_BYTES_PER_STATE + placing_positions * DEFLATED_BYTES_PER_POSITION
             need += max(0, int(whole) - _written(db)) + 2 * int(e.get("checkpoint_bytes", 0))
     return need
+
+
+def dry_run(argv: list[str]) -> list[dict]:
+    run = subprocess.run(["morris", "solve", "--whole-game", *argv, "--dry-run", "--json"], capture_output=True, text=True)
+    if run.returncode != 0:
+        raise SystemExit(f"disk_check: the dry run failed: {(run.stderr.strip().splitlines() or [run.returncode])[-1]}")
+    return [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
 
 
 def main(argv: list[str]) -> int:
     if "--db" not in argv:
         print("disk_check: give the database (--db PATH)", file=sys.stderr)
         return 2
-    db = Path(argv[argv.index("--db") + 1])
-    run = subprocess.run(["morris", "solve", "--whole-game", *argv, "--dry-run", "--json"], capture_output=True, text=True)
-    if run.returncode != 0:
-        print(f"disk_check: the dry run failed: {run.stderr.strip().splitlines()[-1:] or run.returncode}", file=sys.stderr)
-        return 2
-    events = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
-    need = need_bytes(events, db)
+    at = argv.index("--db")
+    db = Path(argv[at + 1])
+    events = dry_run(argv)
+    placing = 0
+    if any("states" in e for e in events if e.get("event") == "plan"):
+        # the same game without the history rule, into no database: its placing phase's positions
+        with tempfile.TemporaryDirectory() as tmp:
+            plain = [*argv[:at], "-o", "reclose=allowed", "--db", str(Path(tmp) / "plain.h5"), *argv[at + 2 :]]
+            placing = sum(e["positions"] for e in dry_run(plain) if e.get("event") == "placing plan")
+    need = need_bytes(events, db, placing)
     free = shutil.disk_usage(db.parent if db.parent.exists() else Path(".")).free
     fits = need + MARGIN <= free
     print(f"{db}: about {need / 2**30:,.1f} GiB still to write, {free / 2**30:,.1f} GiB free: {'fits' if fits else 'does not fit'}")

@@ -106,10 +106,15 @@ for name in "${names[@]}"; do
         echo "$name: done ($step)"
         continue
     fi
-    # shellcheck disable=SC2086  # (a game already solved has nothing left to write)
-    if [[ ! -f "$step" ]] && ! python benchmarks/disk_check.py "$@" ${SOLVE[$name]:-} --db "$db"; then
-        echo "$name: not started: the disk does not hold it ($(date -u +%FT%TZ)); the chain goes on with the next game"
-        continue
+    if [[ ! -f "$step" ]]; then  # (a game already solved has nothing left to write)
+        fits=0
+        # shellcheck disable=SC2086
+        python benchmarks/disk_check.py "$@" ${SOLVE[$name]:-} --db "$db" || fits=$?
+        if [[ $fits == 3 ]]; then
+            echo "$name: not started: the disk does not hold it ($(date -u +%FT%TZ)); the chain goes on with the next game"
+            continue
+        fi
+        [[ $fits == 0 ]] || exit "$fits"
     fi
     echo "$name: solve ($(date -u +%FT%TZ))"
     echo "=== run $(date -u +%FT%TZ)" >> "data/$name.time.log"

@@ -26,11 +26,11 @@ def test_the_disk_check_counts_what_is_left_to_solve(tmp_path):
 def test_the_disk_check_takes_off_what_a_history_game_has_written(tmp_path):
     db = tmp_path / "h.h5"
     plan = [{"event": "plan", "states": 10**9, "checkpoint_bytes": 3 * 10**9}]
-    fresh = disk_check.need_bytes(plan, db)
-    assert fresh == int(10**9 * 0.69 + 17.8e9 * 0.43) + 6 * 10**9
+    fresh = disk_check.need_bytes(plan, db, placing_positions=2 * 10**9)
+    assert fresh == int(10**9 * 0.69 + 2e9 * 0.43) + 6 * 10**9
     (tmp_path / "h.h5.d").mkdir()
     (tmp_path / "h.h5.d" / "3-3.h5").write_bytes(b"\0" * 10**6)
-    assert disk_check.need_bytes(plan, db) == fresh - 10**6
+    assert disk_check.need_bytes(plan, db, placing_positions=2 * 10**9) == fresh - 10**6
 
 
 def test_the_table_reads_its_reference_from_the_statistics_file():

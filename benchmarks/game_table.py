@@ -49,11 +49,19 @@ def _log_seconds(log: Path) -> tuple[float, float]:
     return sum(w for w, _ in pairs.values()), sum(c for _, c in pairs.values())
 
 
-def _peak_gib(time_log: Path) -> float:
-    """The largest "Maximum resident set size" that ``/usr/bin/time -v`` wrote to ``time_log``
-    (one per run segment), in GiB."""
-    kib = [int(line.split(":")[1]) for line in time_log.read_text().splitlines() if "Maximum resident set size" in line]
-    return max(kib) / 2**20 if kib else float("nan")
+def _peak(time_log: Path | None) -> str:
+    """The largest "Maximum resident set size" that ``/usr/bin/time -v`` wrote to ``time_log``, in
+    GiB, and how many of its runs (``=== run`` lines, one per segment) it was measured in: a run
+    cut off at a session's end (killed with its ``time``) reports nothing."""
+    if time_log is None:
+        return "n/a"
+    lines = time_log.read_text().splitlines()
+    kib = [int(line.split(":")[1]) for line in lines if "Maximum resident set size" in line]
+    runs = sum(1 for line in lines if line.startswith("=== run")) or len(kib)
+    if not kib:
+        return "not measured"
+    text = f"{max(kib) / 2**20:.1f} GiB"
+    return text if len(kib) >= runs else f"{text} ({len(kib)} of {runs} runs measured)"
 
 
 def row(path: Path, log: Path | None, time_log: Path | None) -> tuple[str, dict]:
@@ -66,12 +74,12 @@ def row(path: Path, log: Path | None, time_log: Path | None) -> tuple[str, dict]
     # a tier and its twin, solved together, both store the pair's seconds: counted once
     pairs = {min(t.tier, (t.opponent, t.mover, t.opponent_hand, t.mover_hand)): t.seconds for t in tiers}
     seconds, cpu = _log_seconds(log) if log else (sum(pairs.values()), float("nan"))
-    peak = _peak_gib(time_log) if time_log else float("nan")
+    peak = _peak(time_log)
     positions = sum(t.positions for t in tiers)
     text = (
         f"| `{rules.describe()}` | {describe_game(start).removeprefix('game value: ').split(' (')[0]} "
         f"| {counts['win']} / {counts['draw']} / {counts['loss']} | {longest} | {positions:,} "
-        f"| {seconds / 60:,.1f} min / {cpu / 60:,.1f} min | {peak:.1f} GiB | {_disk(path) / 2**30:.1f} GiB |"
+        f"| {seconds / 60:,.1f} min / {cpu / 60:,.1f} min | {peak} | {_disk(path) / 2**30:.1f} GiB |"
     )
     shares = {t.name: t.win / t.positions for t in tiers if not t.placing and t.positions}
     return text, {"rules": rules, "tiers": tiers, "shares": shares, "start": start}

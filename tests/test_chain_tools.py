@@ -42,3 +42,13 @@ def test_the_table_reads_its_reference_from_the_statistics_file():
     assert set(ref["shares"]) == {n for n in tiers if n.count("-") == 1}
     assert len(ref["shares"]) == 49
     assert ref["shares"]["3-3"] == tiers["3-3"]["win"] / tiers["3-3"]["positions"]
+
+
+def test_the_peak_says_when_runs_were_cut_off(tmp_path):
+    log = tmp_path / "g.time.log"
+    log.write_text("=== run 1\n\tMaximum resident set size (kbytes): 2097152\n=== run 2\n")
+    assert game_table._peak(log) == "2.0 GiB (1 of 2 runs measured)"  # the second was killed with its `time`
+    log.write_text("=== run 1\n\tMaximum resident set size (kbytes): 2097152\n=== run 2\n\tMaximum resident set size (kbytes): 1048576\n")
+    assert game_table._peak(log) == "2.0 GiB"
+    log.write_text("=== run 1\n")
+    assert game_table._peak(log) == "not measured"

@@ -1,17 +1,19 @@
 """One group of the moving phase (a subspace and its twin) solved over history-rule states.
 
 The method of ``engine.kernels.cycles`` on states instead of positions, three bytes a state:
-``value`` (the stored code once decided; a later code while a decision is scheduled; PENDING
-while nothing is known) and ``count`` (the distinct successor states inside the group not yet
-known to be wins for the opponent; UNKNOWN until a win first reaches the state, which counts
-them then, ``count_slot``: most states of the large subspaces are draws that nothing
-reaches).
+``value`` (the stored code once decided; a later code while a decision is scheduled; while
+undecided, what its removals give, at PEND_BASE and above) and ``count`` (the
+distinct successor states inside the group not yet known to be wins for the opponent; UNKNOWN
+until a win first reaches the state, which counts them then, ``count_slot``: most states of the
+large subspaces are draws that nothing reaches).
 
 ``init_group`` judges every state by its moves: those that remove a man lead into smaller
 subspaces already solved (the input store); a win among them is scheduled at once (unless a
-move inside wins sooner), and so is a state whose every move removes. The others' removals are
-read again only where it matters (``removal_outcome``), when the last successor inside has
-become a win for the opponent. ``level_step`` then settles one level L (plies to the end):
+move inside wins sooner), and so is a state whose every move removes. The others keep what their
+removals give in the value itself (none, a draw, or the latest loss), the only time it matters
+being when the last successor inside has become a win for the opponent: no array more, and the
+removals are not ranked a second time. A state one of whose removals draws can no longer lose:
+its successors inside are never counted. ``level_step`` then settles one level L (plies to the end):
 the states whose code is L + 1 are found by a scan of the parts (1,024 slots of a half) that hold
 any, and each one's predecessors in the twin half (un-moves, ``predecessors``) learn of it: after
 a loss at L, a win at L + 1 (an atomic minimum: another thread may schedule the same one); after
@@ -33,7 +35,7 @@ import numba as nb
 import numpy as np
 
 from ..engine.kernels.atomic import atomic_cas, atomic_fetch_sub, atomic_min
-from ..engine.kernels.cycles import NONE, PENDING, finish, merge_touched  # noqa: F401 (finish: solve.py's, through here)
+from ..engine.kernels.cycles import NONE, merge_touched
 from ..engine.kernels.successors import mill_keeps_men
 from ..jit import helper, prefetch
 from ..rules.bits import ctz, popcount
@@ -46,6 +48,11 @@ from .states import (
 from .tables import CODE_BITS
 
 NOLOSS = 0xFFFE  # a removal's outcome: one of them draws
+# an undecided state's value: what its removals give, above every code a level takes
+PEND_BASE = 0xC000  # + the latest loss they allow (an even level; + 0: no removal)
+PEND_NOLOSS = 0xFFFC  # one of them draws: never a loss
+PENDING = 0xFFFD  # nothing known (a full board): a draw if it stays so
+MAX_PEND_LEVEL = PEND_NOLOSS - PEND_BASE  # the levels an undecided value holds (solve.py checks each group's)
 PART = 1024  # slots of a half per part
 MAX_PREDS = 1 << 14
 MAX_UNMOVES = 1024  # un-moves of one position (24 points x 23 flights at most)
@@ -54,6 +61,22 @@ UNKNOWN = 255  # count: not computed yet (a win reaching the state computes it)
 # errors counted by the kernels: a successor or predecessor state that its store lacks, a buffer
 # or a count too small
 ERR_SUCC, ERR_PRED, ERR_OVERFLOW = range(3)
+assert PENDING > PEND_NOLOSS > PEND_BASE
+
+
+@helper
+def removals_of(v):
+    """The latest loss the removals of an undecided state of value v allow (0: none), where
+    one of them does not draw (v not PEND_NOLOSS)."""
+    return 0 if v == PENDING else v - PEND_BASE
+
+
+@nb.njit(cache=True, parallel=True)
+def finish(value):
+    """What stays undecided is a draw."""
+    for s in nb.prange(value.shape[0]):
+        if value[s] >= PEND_BASE:
+            value[s] = 0
 
 
 @helper
@@ -75,29 +98,6 @@ def fold(e, v):
         return loss
     if e != NOLOSS and e % 2 == 0 and loss > e:
         return loss
-    return e
-
-
-@helper
-def removal_outcome(m, o, ban, pend, rows, sinfo, scounts, sbfirst, svalues, ht, ix, g, syms, bans, pends, codes):
-    """The outcome (``fold``'s) of the moves of state (m, o, ban, pending) that remove; -1 where a
-    successor is missing from the input store."""
-    n_rows = generate_moves(m, o, 0, 0, g, rows)
-    e = 0
-    for r in range(n_rows):
-        if rows[r, 2] < 0:
-            continue
-        frm, to = rows[r, 0], rows[r, 1]
-        after, o2, _ = apply_move(m, o, 0, frm, to, rows[r, 2], rows[r, 3], rows[r, 4])
-        if forbids(ban, frm, to, after, ht):
-            continue
-        if popcount(o2) < 3:
-            e = fold(e, 1)
-            continue
-        k, _ = state_number(o2, after, live(pend, o2, after, ht), made(m, frm, to, after, ht), sinfo, scounts, sbfirst, ht, ix, syms, bans, pends, codes)
-        if k < 0:
-            return -1
-        e = fold(e, svalues[k])
     return e
 
 
@@ -194,7 +194,7 @@ def judge_position(m, o, n, own, out_v, out_c, t, rows, facts, lists, tmp, info,
         elif inside == 0:
             v, c = (PENDING if e == NOLOSS else e + 1), 0
         else:
-            v, c = PENDING, UNKNOWN
+            v, c = (PEND_NOLOSS if e == NOLOSS else PEND_BASE + e), UNKNOWN  # what the removals give, kept for the moment the count ends
         out_v[t + j] = v
         out_c[t + j] = c
 
@@ -216,7 +216,8 @@ def insert_distinct(kids, nk, k):
 @helper
 def count_slot(x, y, rows, kids, facts, lists, tmp, own, msyms, info, counts, bfirst, value, count, ht, ix, g, syms, bans, pends, codes):
     """The distinct successor states inside the group (what a state's count starts from when a
-    win first reaches it) of every state of the position (x, y) still PENDING and UNKNOWN, stored
+    win first reaches it) of every state of the position (x, y) still undecided and UNKNOWN (but
+    those that cannot lose: PEND_NOLOSS), stored
     (an atomic compare-exchange: another thread may store the same): the moves generated and
     their positions ranked once for all of the slot's states, as ``judge_position`` does; each
     state then drops what its ban forbids and places its successors among their positions'
@@ -260,7 +261,8 @@ def count_slot(x, y, rows, kids, facts, lists, tmp, own, msyms, info, counts, bf
             return -1
         f[6] = first_state(b, a, f[5], info, counts, bfirst)
     for j in range(n):
-        if value[first + j] != PENDING or count[first + j] != UNKNOWN:
+        v = value[first + j]
+        if v < PEND_BASE or v == PEND_NOLOSS or count[first + j] != UNKNOWN:
             continue
         ban = own[j] >> CODE_BITS
         pend = own[j] & PEND_MASK
@@ -316,7 +318,7 @@ def init_group(parts, info, counts, bfirst, value, count, sinfo, scounts, sbfirs
                            sinfo, scounts, sbfirst, svalues, ht, ix, g, syms, bans, pends, codes, err)
             for j in range(n):
                 v = value[t + j]
-                if v != PENDING and v < low:
+                if v < PEND_BASE and v < low:  # (an undecided state's value is above every level's)
                     low = v
             t += n
         lowest[c] = low
@@ -443,7 +445,7 @@ def sort_by(keys, k, order):
 
 
 @nb.njit(cache=True, parallel=True)
-def level_step(level, parts, part0, info, counts, bfirst, value, count, sinfo, scounts, sbfirst, svalues, lowest, touched, ht, ix, g, err):
+def level_step(level, parts, part0, info, counts, bfirst, value, count, lowest, touched, ht, ix, g, err):
     """Settle ``level`` over the group (see the module's note); ``lowest[c]``: the lowest code
     part c holds or schedules above the last level. Returns the lowest code left (NONE: done)."""
     code = level + 1
@@ -465,7 +467,7 @@ def level_step(level, parts, part0, info, counts, bfirst, value, count, sinfo, s
             for j in range(n):
                 v = value[t + j]
                 if v != code:
-                    if code < v < PENDING and v < low:
+                    if code < v < PEND_BASE and v < low:
                         low = v
                     continue
                 if not known:
@@ -489,7 +491,8 @@ def level_step(level, parts, part0, info, counts, bfirst, value, count, sinfo, s
                         if value[q] > code + 1 and value[q] <= PENDING:
                             atomic_min(value, q, code + 1)
                             atomic_min(touched, qparts[r], code + 1)
-                    elif value[q] == PENDING:  # won: one hope fewer for q (a scheduled or decided q needs none)
+                    elif value[q] >= PEND_BASE and value[q] != PEND_NOLOSS:
+                        # won: one hope fewer for q (a scheduled or decided q needs none, nor one that a removal keeps from losing)
                         if count[q] == UNKNOWN:  # first reached by a win: count its successors inside now, its slot's with it
                             cnt = count_slot(qm[r], m, rows, kids, facts, lists, tmp, own2, syms2, info, counts, bfirst, value, count,
                                              ht, ix, g, syms, bans, pends, codes)
@@ -498,14 +501,8 @@ def level_step(level, parts, part0, info, counts, bfirst, value, count, sinfo, s
                                 continue
                         if atomic_fetch_sub(count, q, 1) != 1:
                             continue
-                        e = removal_outcome(qm[r], m, qcode[r] >> CODE_BITS, qcode[r] & PEND_MASK, rows, sinfo, scounts,
-                                            sbfirst, svalues, ht, ix, g, syms, bans, pends, codes)
-                        if e < 0:
-                            err[ERR_SUCC] += 1
-                            continue
-                        if e == NOLOSS:
-                            continue  # a removal draws
-                        lv = max(code + 1, e + 1)
+                        # the last: lost, when its removals allow (the latest loss they give, kept in its value)
+                        lv = max(code + 1, removals_of(value[q]) + 1)
                         value[q] = lv
                         atomic_min(touched, qparts[r], lv)
             t += n

@@ -305,7 +305,7 @@ def solve_group(rules: RuleSet, group: list[tuple[int, int]], src: Store | list[
     if not saved:
         save_if_due()
     while first != k.NONE and not err.any():
-        first = int(k.level_step(first - 1, parts, part0, *gs.args(), value, count, *src.args(), src.values, lowest, touched, ht, ix, g, err))
+        first = int(k.level_step(first - 1, parts, part0, *gs.args(), value, count, lowest, touched, ht, ix, g, err))
         levels += 1
         save_if_due()
     t3 = time.perf_counter()
@@ -313,6 +313,8 @@ def solve_group(rules: RuleSet, group: list[tuple[int, int]], src: Store | list[
     if err.any():
         raise RulesError(f"history engine: inconsistent states in group {group} (missing successors, predecessors, overflows: {err.tolist()})")
     k.finish(value)
+    if states and int(value.max()) >= k.MAX_PEND_LEVEL:  # what later groups' undecided values must hold
+        raise RulesError(f"history engine: group {group} has a level of {int(value.max()) - 1:,} plies, past what it can hold")
     halves = [gs.subspace(a, b, rules) for a, b in group]
     for h in halves:
         h.timing = {"index_s": round(t1 - t0, 3), "init_s": round(t2 - t1, 3), "levels_s": round(t3 - t2, 3), "levels": levels}

@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 from solver.engine.costs.plan import DEFLATED_BYTES_PER_POSITION
+from solver.storage.files import subspace_dir
 
 # the history rule's database (plain slots, then a side table of keys): 59,303,883 bytes for the
 # 85,617,340 states of Viking with the same-man ban to 5 men (2026-11-27), 0.69 a state
@@ -30,7 +31,7 @@ MARGIN = 2 << 30  # the verify's log, a book, the notebooks' statistics, the sys
 
 
 def _written(db: Path) -> int:
-    files = [db, *Path(str(db) + ".d").glob("*")]
+    files = [db, *subspace_dir(db).glob("*")]
     return sum(f.stat().st_size for f in files if f.is_file())
 
 

@@ -25,7 +25,6 @@ import json
 from pathlib import Path
 
 from solver.query import describe_game, open_database, start_position
-from solver.storage.database import Database
 from solver.storage.files import default_path
 
 

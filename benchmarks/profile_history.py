@@ -32,7 +32,7 @@ COUNT_SLOT = 2
 
 @nb.njit
 def run(piece, sample, a, info, counts, bfirst, part0, ht, ix, g, value, count):
-    rows, kids, xbans, ylist, cands, mx, my, qs, qparts, qm, qcode, _, facts, lists, tmp, own2, un = k.level_scratch()
+    rows, kids, xbans, ylist, cands, mx, my, qs, qparts, qm, _, facts, lists, tmp, own2, un = k.level_scratch()
     syms, bans, pends, codes = scratch()
     syms2, bans2, pends2, own = scratch()
     states = 0
@@ -60,7 +60,7 @@ def run(piece, sample, a, info, counts, bfirst, part0, ht, ix, g, value, count):
             elif piece >= 3:
                 for _ in range(piece - 2):
                     total += k.predecessors(m, o, ban, pend, info, counts, bfirst, part0, ht, ix, g, syms, bans, pends,
-                                            codes, xbans, ylist, cands, mx, my, qs, qparts, qm, qcode, un)
+                                            codes, xbans, ylist, cands, mx, my, qs, qparts, qm, un)
     return states, total
 
 

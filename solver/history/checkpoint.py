@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-FORMAT = 2  # 2: an undecided value keeps what its removals give (kernels.pending)
+FORMAT = 2  # 2: an undecided value keeps what its removals give (kernels.PEND_BASE)
 ARRAYS = ("value", "count", "lowest")
 SAVE_STATE = 3  # bytes a state of a save: its value and count (the parts' lowest codes are few)
 

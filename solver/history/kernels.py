@@ -325,10 +325,10 @@ def init_group(parts, info, counts, bfirst, value, count, sinfo, scounts, sbfirs
 
 
 @helper
-def predecessors(m, o, ban, pend, info, counts, bfirst, part0, ht, ix, g, syms, bans, pends, codes, xbans, ylist, cands, mx, my, qs, qparts, qm, qcode, un):
+def predecessors(m, o, ban, pend, info, counts, bfirst, part0, ht, ix, g, syms, bans, pends, codes, xbans, ylist, cands, mx, my, qs, qparts, qm, un):
     """The states of the twin half whose moves lead to state (m, o, ban, pending) without a
-    removal: their numbers (repeats possible), parts, men of the side to move (``qm``; the
-    opponent's are ``m``) and codes; how many, or -1 past the buffers. Each un-move's position
+    removal: their numbers (repeats possible), parts and men of the side to move (``qm``; the
+    opponent's are ``m``); how many, or -1 past the buffers. Each un-move's position
     is ranked once, and its states placed among the position's by its records' lists
     (``rank_in_lists``), where no symmetry but the identity fixes it. The un-moves are listed
     first (``un``), so that the scattered table entries each one's ranking reads are asked for
@@ -407,7 +407,6 @@ def predecessors(m, o, ban, pend, info, counts, bfirst, part0, ht, ix, g, syms, 
                 qs[k] = q
                 qparts[k] = part
                 qm[k] = xp
-                qcode[k] = (xb << CODE_BITS) | cands[j]
                 k += 1
     return k
 
@@ -416,7 +415,7 @@ def predecessors(m, o, ban, pend, info, counts, bfirst, part0, ht, ix, g, syms, 
 def level_scratch():
     """A thread's buffers for ``level_step``: the moves (rows) and distinct successors (kids) of
     ``count_slot``; for ``predecessors`` the records (xbans, ylist, cands, mx, my) and the
-    predecessors found (qs, qparts, qm, qcode); their order (``sort_by``); for ``count_slot``
+    predecessors found (qs, qparts, qm); their order (``sort_by``); for ``count_slot``
     the moves' facts, the records of their positions and of a side, and the slot's codes; the
     un-moves of ``predecessors``."""
     return (
@@ -425,8 +424,7 @@ def level_scratch():
         np.empty(MAX_RECORDS + 1, dtype=np.int64), np.empty(MAX_RECORDS, dtype=np.int64),
         np.empty(MAX_RECORDS, dtype=np.int64), np.empty(MAX_PREDS, dtype=np.int64),
         np.empty(MAX_PREDS, dtype=np.int64), np.empty(MAX_PREDS, dtype=np.int64),
-        np.empty(MAX_PREDS, dtype=np.int64), np.empty(MAX_PREDS, dtype=np.int64),
-        np.empty((MAX_MOVES, 11), dtype=np.int64), np.empty(ROW_LISTS, dtype=np.int64),
+        np.empty(MAX_PREDS, dtype=np.int64), np.empty((MAX_MOVES, 11), dtype=np.int64), np.empty(ROW_LISTS, dtype=np.int64),
         np.empty(MAX_RECORDS, dtype=np.int64), np.empty(MAX_CODES + 1, dtype=np.int64),
         np.empty((MAX_UNMOVES, 5), dtype=np.int64),
     )
@@ -455,7 +453,7 @@ def level_step(level, parts, part0, info, counts, bfirst, value, count, lowest, 
         if lowest[c] > code:
             continue
         a, b, lo, hi = parts[c, 0], parts[c, 1], parts[c, 2], parts[c, 3]
-        rows, kids, xbans, ylist, cands, mx, my, qs, qparts, qm, qcode, order, facts, lists, tmp, own2, un = level_scratch()
+        rows, kids, xbans, ylist, cands, mx, my, qs, qparts, qm, order, facts, lists, tmp, own2, un = level_scratch()
         syms, bans, pends, codes = scratch()
         syms2, bans2, pends2, own = scratch()
         low = NONE
@@ -474,7 +472,7 @@ def level_step(level, parts, part0, info, counts, bfirst, value, count, lowest, 
                     m, o = slot_states(a, b, s, n, ht, ix, bans2, pends2, syms2, own)
                     known = True
                 k = predecessors(m, o, own[j] >> CODE_BITS, own[j] & PEND_MASK, info, counts, bfirst, part0, ht, ix, g,
-                                 syms, bans, pends, codes, xbans, ylist, cands, mx, my, qs, qparts, qm, qcode, un)
+                                 syms, bans, pends, codes, xbans, ylist, cands, mx, my, qs, qparts, qm, un)
                 if k < 0:
                     err[ERR_OVERFLOW] += 1
                     continue

@@ -35,10 +35,10 @@ def main(db_path: str, tier: str, threads: int | None, rounds: int) -> None:
     t = tuple(int(x) for x in tier.split("-"))
     a, b, ha, hb = t
     with Database(db_path) as db:
-        tc = _TierCheck(db, None, [t])
-        values = tc._values(t)
+        tc = _TierCheck(db, None, [t], budget=None)
+        values = tc.held(t)
         reached = set(successors(tc.rules, t))
-        succ = tuple(tc._values(x) if x in reached else NO_VALUES for x in successor_kinds(t))
+        succ = tuple(tc.held(x) if x in reached else NO_VALUES for x in successor_kinds(t))
         ix, g, ranks = tc.ix, tc.g, rank_tables()
         items = pk.work_items(ix.n, a, b, int(tc.index.rep_count[b]), ix.binom)
         bad = np.full(16, -1, dtype=np.int64)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import click
 
+from solver.cli.solve import parse_size
 from solver.storage.database import Database
 from solver.verify.check import verify
 
@@ -36,9 +37,11 @@ def logged(log: Path) -> dict[str, dict]:
 @click.option("--db", "db_path", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
 @click.option("--log", type=click.Path(dir_okay=False, path_type=Path), required=True, help="JSON lines, one per subspace checked")
 @click.option("--threads", type=int, default=None)
+@click.option("--max-memory", type=str, default=None, metavar="SIZE",
+              help="solved values held between checks, as morris verify's [default: half this machine's memory]")
 @click.option("--phase", type=click.Choice(["all", "moving", "placing"]), default="all", show_default=True,
               help="the moving subspaces only, or the tiers with men in hand only")
-def main(db_path: Path, log: Path, threads: int | None, phase: str) -> None:
+def main(db_path: Path, log: Path, threads: int | None, max_memory: str | None, phase: str) -> None:
     with Database(db_path) as db:
         # (the tiers with men in hand are listed too; ``--phase`` keeps one phase)
         names = [s.name for s in db.tiers() if phase == "all" or s.placing == (phase == "placing")]
@@ -54,7 +57,8 @@ def main(db_path: Path, log: Path, threads: int | None, phase: str) -> None:
         click.echo(f"{check.name}: {'ok' if check.ok else 'FAILED'} ({check.method}, {check.seconds:.1f} s)", err=True)
 
     if todo:
-        verify(db_path, threads=threads, progress=False, on_check=record, subspaces=todo)
+        budget = parse_size(max_memory) if max_memory else None
+        verify(db_path, threads=threads, progress=False, on_check=record, subspaces=todo, max_memory=budget)
     entries = logged(log)
     failed = sorted(name for name in names if not entries.get(name, {}).get("ok"))
     total = {

@@ -626,14 +626,14 @@ def test_the_walk_ranks_removals_by_its_tables_as_without(whole_db, key):
     rng = np.random.default_rng(7)
     with Database(whole_db(key)) as db:
         tiers = [s.tier for s in db.tiers() if s.placing]
-        tc = _TierCheck(db, None, tiers)
+        tc = _TierCheck(db, None, tiers, budget=None)
         ix, g = tc.ix, tc.g
         found = 0
         for t in tiers:
             a, b, ha, hb = t
             reached = set(successors(tc.rules, t))
-            succ = tuple(tc._values(x) if x in reached else NO_VALUES for x in successor_kinds(t))
-            v = tc._values(t).copy()
+            succ = tuple(tc.held(x) if x in reached else NO_VALUES for x in successor_kinds(t))
+            v = tc.held(t).copy()
             for slot in rng.choice(v.size, size=min(v.size, 8), replace=False):
                 v[slot] = rng.choice([0, 1, 2, 3, DUP])
             items = pk.work_items(ix.n, a, b, int(tc.index.rep_count[b]), ix.binom)
@@ -646,8 +646,34 @@ def test_the_walk_ranks_removals_by_its_tables_as_without(whole_db, key):
             direct_wrong, direct_lost = pk.verify_tier_direct(a, b, ha, hb, v, succ, g, ix, np.full(64, -1, dtype=np.int64), 64)
             # the direct check also counts the slots of no position (DUP before) changed; the walk
             # leaves those to ``check_duplicates``
-            off_slots = int(np.count_nonzero((tc._values(t) == DUP) & (v != DUP)))
+            off_slots = int(np.count_nonzero((tc.held(t) == DUP) & (v != DUP)))
             assert got[0][1] == direct_lost == 0
             assert direct_wrong == got[0][0] + off_slots
             found += got[0][0]
     assert found > 0
+
+
+@pytest.mark.parametrize("key", ["six-4-lasker", "standard-3"])
+def test_a_tight_memory_budget_gives_the_same_verdicts(whole_db, tmp_path, key):
+    """With no room for held values (every tier read back from the database when a check needs
+    it), a whole game passes as without a budget, and a changed value is caught the same."""
+    src = whole_db(key)
+    free = verify(src, progress=False)
+    tight = verify(src, progress=False, max_memory=1)
+    assert [(c.name, c.ok, c.mismatches, c.method) for c in tight] == [(c.name, c.ok, c.mismatches, c.method) for c in free]
+    assert all(c.ok for c in tight)
+    with Database(src) as db:
+        tier = max(placing_names(src), key=lambda n: db.info(*map(int, n.split("-"))).positions)
+        values = db.values(*map(int, tier.split("-")))
+    slot = _slot_of_kind(values, "win", np.random.default_rng(11))
+    bad = changed_tier(src, tmp_path / "bad", tier, {slot: 0})
+    failed = [(c.name, c.mismatches) for c in verify(bad, progress=False, max_memory=1) if not c.ok]
+    assert tier in dict(failed) and dict(failed)[tier] >= 1  # (under Lasker's rule its twin reads it too)
+    assert failed == [(c.name, c.mismatches) for c in verify(bad, progress=False) if not c.ok]
+
+
+def test_verify_max_memory_option(std_db):
+    """``--max-memory`` takes a size; a bad one is one line that names it."""
+    assert run("verify", "--db", str(std_db), "--max-memory", "1MiB", "-q").exit_code == 0
+    res = run("verify", "--db", str(std_db), "--max-memory", "lots")
+    assert res.exit_code != 0 and "--max-memory 'lots'" in res.output and "Traceback" not in res.output

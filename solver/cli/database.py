@@ -124,22 +124,29 @@ def _rank_distribution(db) -> dict | None:
     metavar="A-B",
     help="check only this subspace: A men to move, B men of the other side (repeatable) [default: all]",
 )
+@click.option(
+    "--max-memory", type=str, default=None, metavar="SIZE",
+    help="hold at most SIZE (e.g. 8GiB) of solved values between checks; those read again furthest "
+    "ahead are read back when needed [default: half this machine's memory]",
+)
 @json_option("a JSON object per subspace, then the verdict; no progress bar")
-def verify(db_path, rules_name, options, threads, quiet, subspaces, as_json):
+def verify(db_path, rules_name, options, threads, quiet, subspaces, max_memory, as_json):
     """Check every checksum, then every position: its stored value and plies must equal the
     best over its successors (a draw whose successors are all draws needs no computing). Exit
     status 1 on any mismatch. --subspace checks only the subspaces named (exit status 2 for a
     name that is malformed or not in the database)."""
     from ..verify.check import parse_subspaces
     from ..verify.check import verify as run_verify
+    from .solve import parse_size
 
     parse_subspaces(subspaces)  # a malformed name fails before any work
+    budget = parse_size(max_memory) if max_memory else None
     path, rules = database_and_rules(rules_name, options, db_path, history=True)
     t0 = time.perf_counter()
     on_check = (lambda c: echo_json(dict(c.to_dict(), event="subspace"))) if as_json else None
     checks = run_verify(
         path, threads=threads, progress=wanted(quiet, as_json), rules=rules, on_check=on_check,
-        subspaces=subspaces or None,
+        subspaces=subspaces or None, max_memory=budget,
     )
     failed = [c for c in checks if not c.ok]
     total = sum(c.positions for c in checks)

@@ -192,7 +192,7 @@ def solve_history_rule(rules, max_men, whole_game, extended, db_path, threads, d
     db_path = db_path or default_path(rules)
     subs = moving_subspaces(rules, max_men, whole_game)
     if dry_run:
-        from ..engine.costs.moving import machine_memory
+        from ..machine import machine_memory
         from ..history.checkpoint import SAVE_STATE
         from ..history.run import estimate_bytes
 

@@ -18,14 +18,11 @@ class SolvedValues:
     ``load(a, b)`` reads one that this run did not solve (from a database); without it, asking for
     one that is not held raises KeyError. A run calls ``keep_for(rules, pairs_left)`` before
     and after each pair, so that nothing stays that no pair left reads (the mirror half of a pair is
-    often such a subspace). ``moving_to`` is the coarser rule for walking the subspaces of a
-    database in order (``verify``): a pair of total t needs totals down to t - ``depth``
-    (``removal_depth``: 1, or up to 3 under per-mill), so it drops everything below that.
+    often such a subspace).
     """
 
-    def __init__(self, load: Callable[[int, int], np.ndarray] | None = None, depth: int = 2):
+    def __init__(self, load: Callable[[int, int], np.ndarray] | None = None):
         self._load = load
-        self._depth = depth
         self._held: dict[tuple[int, int], np.ndarray] = {}
 
     def __call__(self, a: int, b: int) -> np.ndarray:
@@ -50,11 +47,6 @@ class SolvedValues:
         for a, b, values in new:
             if (a, b) in needed:
                 self._held[(a, b)] = values
-
-    def moving_to(self, a: int, b: int) -> None:
-        """Forget what no subspace from (a, b) on can need."""
-        for key in [k for k in self._held if sum(k) < a + b - self._depth]:
-            del self._held[key]
 
 
 def first_uses(jobs) -> dict:

@@ -20,7 +20,7 @@ from ..errors import DepthOverflow
 from ..index import BoardIndex
 from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
-from ..tiers import fewer_men_needed, removal_depth
+from ..tiers import fewer_men_needed
 from ..values import NO_VALUES
 from .held import SolvedValues
 from .kernels import codes, frontier, propagate, pull, pull_flying, removals, schedule
@@ -399,7 +399,7 @@ def warm_up() -> None:
     from ..rules.rulesets import get_rules
 
     rules, index = get_rules("six"), board_index("six")
-    done = SolvedValues(depth=removal_depth(rules))
+    done = SolvedValues()
     for a, b in ((3, 3), (3, 4)):
         for r in solve_pair(rules, index, a, b, done):
             done.add(r.mover, r.opponent, r.values)

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..engine.costs.moving import machine_memory
+from ..machine import machine_memory
 from ..engine.costs.plan import mib
 from ..engine.kernels.codes import tally
 from ..engine.order import check_solvable, pairs_up_to, placing_groups, placing_jobs

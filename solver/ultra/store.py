@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DatabaseError, PlanError
+from ..machine import machine_memory
 from ..storage.database import Database
 from ..tiers import tier_name
 
@@ -27,12 +28,6 @@ BYTES_PER_SLOT = 2
 # Beside the largest group of the graph-free path (``whole.plan``): the interpreter, numba's
 # kernels and HDF5's chunk caches, about 0.5 GiB measured on the small games, rounded up.
 BASE_BYTES = 1 << 30
-
-
-def machine_memory() -> int:
-    import os
-
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
 @dataclass

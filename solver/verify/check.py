@@ -24,11 +24,11 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from ..engine.held import SolvedValues
 from ..errors import DatabaseError, SubspaceChoiceError
 from ..index import board_index
 from ..index.compact import rank_tables
 from ..jit import use_threads
+from ..machine import machine_memory
 from ..rules.movegen import MAX_MOVES, OPT_FLY
 from ..rules.notation import Position, format_position
 from ..rules.rulesets import RuleSet
@@ -36,14 +36,15 @@ from ..rules.tables import game_tables
 from ..storage.database import Database, SubspaceInfo
 from ..storage.files import checksum, subspace_name
 from ..tiers import (
+    Tier,
     fewer_men_needed,
     parse_tier,
-    removal_depth,
     successor_kinds,
     successors,
 )
 from ..values import DUP, NO_VALUES, describe
 from . import placing_kernels as pk
+from .held import HeldTiers
 from .kernels import (
     check_duplicates,
     expected_value,
@@ -117,6 +118,7 @@ def verify(
     on_check: Callable[[SubspaceCheck], None] | None = None,
     subspaces: Iterable[str] | None = None,
     method: str | None = None,
+    max_memory: int | None = None,
 ) -> list[SubspaceCheck]:
     """Check every subspace of the database, or those named in ``subspaces`` ("A-B"; a name
     that is malformed or not in the database raises SubspaceChoiceError before any work); with
@@ -124,7 +126,9 @@ def verify(
     each subspace's check as it is done. ``method`` (TWIN_WALK, MARKED_WALK or SWEEP for the
     moving phase, TIER_WALK or TIER_DIRECT for the tiers with men in hand; for the tests and the
     benchmark) forces one way where it can serve; by default each subspace gets the one that
-    should be fastest."""
+    should be fastest. ``max_memory`` (bytes; default half this machine's memory) bounds the
+    solved values held between checks (``HeldTiers``); a check's own reads are held whatever
+    their size."""
     chosen = None if subspaces is None else parse_subspaces(subspaces)
     use_threads(threads)
     checks: list[SubspaceCheck] = []
@@ -141,8 +145,9 @@ def verify(
             from ..history.check import MovingCheck
 
             history = MovingCheck(db)
-        run = _Run(db, method if method in (TWIN_WALK, MARKED_WALK, SWEEP) else None)
-        check_tier = _TierCheck(db, method if method in (TIER_WALK, TIER_SWEEP, TIER_DIRECT) else None, [s.tier for s in subs if s.placing]).check
+        budget = machine_memory() // 2 if max_memory is None else max_memory
+        run = _Run(db, method if method in (TWIN_WALK, MARKED_WALK, SWEEP) else None, [s.tier for s in subs if not s.placing], budget)
+        check_tier = _TierCheck(db, method if method in (TIER_WALK, TIER_SWEEP, TIER_DIRECT) else None, [s.tier for s in subs if s.placing], budget).check
         bar = None
         if progress:
             from tqdm import tqdm
@@ -153,8 +158,6 @@ def verify(
                 if bar:
                     bar.set_postfix_str(s.name)
                 t0 = time.perf_counter()
-                if s.placing:
-                    run.release()  # the moving phase is done (the tiers come by men in hand)
                 threads_now = numba.get_num_threads()
                 if s.slots < SERIAL_SLOTS:
                     numba.set_num_threads(1)
@@ -179,38 +182,41 @@ def verify(
     return checks
 
 
-class _Run:
-    """What the checks of one database share: its tables, the values of the subspaces that
-    later checks still read, their slots that are not draws, and the sweep's marks."""
+def _held(db: Database, reads: list[list[Tier]], budget: int | None) -> HeldTiers:
+    """The values that the checks read (``reads``: each check's, in order), within ``budget``."""
+    index = board_index(db.rules.board)
+    return HeldTiers(lambda t: db.values(*t), reads, budget, lambda t: 2 * index.slots(t[0], t[1]))
 
-    def __init__(self, db: Database, method: str | None):
+
+class _Run:
+    """What the checks of the moving phase share: its tables, the values of the subspaces that
+    later checks still read and their slots that are not draws (``HeldTiers``), and the sweep's
+    marks. ``order``: the subspaces (as tiers) in the order they are checked."""
+
+    def __init__(self, db: Database, method: str | None, order: list[Tier], budget: int | None):
         self.db, self.rules, self.method = db, db.rules, method
         self.index = board_index(self.rules.board)
         # (under the history rule the tiers with men in hand are plain positions, and the moving
         # phase is checked by history.check: the plain moves)
         self.g, self.ix = game_tables(replace(self.rules, reclose="allowed")), self.index.tables
-        self.depth = removal_depth(self.rules)
-        self.values = SolvedValues(db.values, depth=self.depth)
-        self.not_draws: dict[tuple[int, int], np.ndarray] = {}
+        self.position = {t: i for i, t in enumerate(order)}
+        reads = [[t, (t[1], t[0], 0, 0), *((x, y, 0, 0) for x, y in fewer_men_needed(self.rules, t[0], t[1]))] for t in order]
+        self.held = _held(db, reads, budget)
         self.marks = np.zeros(0, dtype=np.uint8)  # reused: fresh pages cost a fault each
         self.nblocks = BLOCKS_PER_THREAD * numba.get_num_threads()
 
-    def release(self) -> None:
-        """Let go of the values held for the subspaces still to check."""
-        self.values = SolvedValues(self.db.values, depth=self.depth)
-        self.not_draws.clear()
-        self.marks = np.zeros(0, dtype=np.uint8)
+    def values(self, a: int, b: int) -> np.ndarray:
+        return self.held((a, b, 0, 0))
 
     def check(self, s: SubspaceInfo, advance: Callable[[int], None] | None) -> SubspaceCheck:
-        a, b = s.mover, s.opponent
-        self.values.moving_to(a, b)
-        for key in [k for k in self.not_draws if sum(k) < a + b - self.depth]:
-            del self.not_draws[key]
         progress = _Progress(s.positions, advance)
         try:
             return self._check(s, progress)
         finally:
             progress.finish()
+            self.held.done(self.position[s.tier])
+            if self.position[s.tier] == len(self.position) - 1:
+                self.marks = np.zeros(0, dtype=np.uint8)  # the tiers with men in hand have their own
 
     def _check(self, s: SubspaceInfo, progress: _Progress) -> SubspaceCheck:
         a, b = s.mover, s.opponent
@@ -291,9 +297,7 @@ class _Run:
         for k, values in enumerate(successors):
             if values is NO_VALUES:
                 continue
-            if (b - k, a) not in self.not_draws:
-                self.not_draws[(b - k, a)] = not_draws(b - k, a, values, self.nblocks, self.ix)
-            src = self.not_draws[(b - k, a)]
+            src = self.held.derived((b - k, a, 0, 0), lambda v, x=b - k, y=a: not_draws(x, y, v, self.nblocks, self.ix))
             sample = np.ascontiguousarray(src[:: max(1, src.size // SAMPLE_SOURCES)])
             if sample.size:
                 counted = mark_predecessors(a, b, k, sample, self.nblocks, NO_MARKS, self.g, self.ix, True)
@@ -356,33 +360,22 @@ class _TierCheck:
     canonical slot against the best over the stored values of its successors, listed by the
     rules' move generation and ranked by the index (the twin's too, where Lasker's moves lead
     there), DUP in the other slots. The values of the tiers it reads are held while a tier later
-    in ``order`` still reads them."""
+    in ``order`` still reads them, within ``budget`` (``HeldTiers``)."""
 
-    def __init__(self, db: Database, method: str | None, order: list[tuple[int, int, int, int]]):
+    def __init__(self, db: Database, method: str | None, order: list[Tier], budget: int | None):
         self.db, self.rules, self.method = db, db.rules, method
         self.index = board_index(self.rules.board)
         # (under the history rule the tiers with men in hand are plain positions, and the moving
         # phase is checked by history.check: the plain moves)
         self.g, self.ix = game_tables(replace(self.rules, reclose="allowed")), self.index.tables
         self.nblocks = BLOCKS_PER_THREAD * numba.get_num_threads()
-        self.held: dict[tuple[int, int, int, int], np.ndarray] = {}
-        # the last tier of ``order`` that reads each tier (itself, or a successor)
-        self.last_use: dict[tuple[int, int, int, int], int] = {}
-        for i, t in enumerate(order):
-            for x in [t, *successors(self.rules, t)]:
-                self.last_use[x] = i
         self.position = {t: i for i, t in enumerate(order)}
-        self.not_draws: dict[tuple[int, int, int, int], np.ndarray] = {}
+        self.held = _held(db, [[t, *successors(self.rules, t)] for t in order], budget)
         self.marks = np.zeros(0, dtype=np.uint8)  # reused: fresh pages cost a fault each
         # the most men one move removes: one a mill through the point a man arrives on (none under mill-wins)
         mills_through = int(np.count_nonzero(self.g.point_mills, axis=1).max())
         per_mill = self.rules.double_mill == "per-mill"
         self.most_removed = 0 if self.rules.mill_wins == "on" else (mills_through if per_mill else 1)
-
-    def _values(self, t: tuple[int, int, int, int]) -> np.ndarray:
-        if t not in self.held:
-            self.held[t] = self.db.values(*t)
-        return self.held[t]
 
     def check(self, s: SubspaceInfo, advance: Callable[[int], None] | None) -> SubspaceCheck:
         progress = _Progress(s.positions, advance)
@@ -390,16 +383,13 @@ class _TierCheck:
             return self._check(s, progress)
         finally:
             progress.finish()
-            done = self.position.get(s.tier, -1)
-            for t in [t for t in self.held if self.last_use.get(t, -1) <= done]:
-                del self.held[t]
-                self.not_draws.pop(t, None)
+            self.held.done(self.position[s.tier])
 
     def _check(self, s: SubspaceInfo, progress: _Progress) -> SubspaceCheck:
         t = s.tier
         a, b, ha, hb = t
         try:
-            v = self._values(t)
+            v = self.held(t)
         except DatabaseError as e:
             return SubspaceCheck(s.name, s.positions, False, error=str(e))
         check = SubspaceCheck(s.name, s.positions, checksum(v) == s.checksum)
@@ -410,7 +400,7 @@ class _TierCheck:
             return check
         kinds = successor_kinds(t)
         try:
-            succ = tuple(self._values(x) if x in reached else NO_VALUES for x in kinds)
+            succ = tuple(self.held(x) if x in reached else NO_VALUES for x in kinds)
         except DatabaseError as e:
             check.error = f"a tier it needs is unreadable: {e}"
             return check
@@ -495,10 +485,8 @@ class _TierCheck:
         for kind, (x, values) in enumerate(zip(kinds, succ)):
             if values is NO_VALUES:
                 continue
-            if x not in self.not_draws:
-                self.not_draws[x] = not_draws(x[0], x[1], values, self.nblocks, self.ix)
-            k = kind % pk.MOVE
-            out.append((x[0], x[1], k, kind < pk.MOVE, flies, self.not_draws[x]))
+            src = self.held.derived(x, lambda v, x=x: not_draws(x[0], x[1], v, self.nblocks, self.ix))
+            out.append((x[0], x[1], kind % pk.MOVE, kind < pk.MOVE, flies, src))
         return out
 
     def _examples(self, s, v, succ, bad) -> list[str]:

@@ -10,10 +10,10 @@ gzip-compressed, usually to well under that).
 
 from __future__ import annotations
 
-import os
 from dataclasses import asdict, dataclass, field
 
 from ...index import board_index
+from ...machine import machine_memory
 from ...index.counting import subspace_positions
 from ...rules.rulesets import RuleSet
 from ...tiers import pair_name
@@ -98,11 +98,6 @@ class RunPlan:
             "reference_source": self.speed_source,
             "pairs_by_rate": self.by_rate,
         }
-
-
-def machine_memory() -> int:
-    """Physical memory of this machine in bytes."""
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
 def plan_run(

@@ -16,12 +16,13 @@ from dataclasses import dataclass, field
 
 from ...index import board_index
 from ...index.counting import subspace_positions
+from ...machine import machine_memory
 from ...rules.rulesets import RuleSet
 from ...tiers import needed_by
 from ..held import over_budget
 from ..order import placing_groups
 from ..placing import PART, implicit_cycles
-from .moving import PROCESS_BYTES, VALUE_BYTES, machine_memory
+from .moving import PROCESS_BYTES, VALUE_BYTES
 
 PASS_BYTES_PER_SLOT = 2  # the values
 SUMMARY_BYTES_PER_SLOT = 4 + 2 + 2  # nint, win_at, loss_at: where moves cycle

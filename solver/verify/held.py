@@ -1,0 +1,82 @@
+"""The solved values that ``verify`` keeps in memory between checks, within a budget.
+
+A check reads its own tier and the tiers its moves lead to; most of them are read again by
+later checks. Holding every one until its last use (as the verify did) took 17.6 GiB for the
+standard game with one removal per mill and would take over 50 GiB for Lasker's tiers with men in
+hand, where a tier is read from dozens of others. So the held tiers are kept within a budget: past
+it, those whose next read lies furthest ahead are let go first (they are read back from the
+database when their turn comes), never one the next check reads.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Callable
+
+import numpy as np
+
+from ..engine.held import over_budget
+from ..tiers import Tier
+
+
+class HeldTiers:
+    """Values of the tiers that ``reads`` (for each check in order, the tiers it reads) lists,
+    loaded with ``load`` when first asked for. ``done(i)`` after check ``i`` lets go of what no
+    later check reads and, with a ``budget`` (bytes), of what does not fit: the held values and
+    what was derived from them (``derived``), plus what the next check must still load
+    (``size``: the bytes of a tier's values, without reading them)."""
+
+    def __init__(
+        self,
+        load: Callable[[Tier], np.ndarray],
+        reads: list[list[Tier]],
+        budget: int | None = None,
+        size: Callable[[Tier], int] | None = None,
+    ):
+        self.load, self.reads, self.budget, self.size = load, reads, budget, size
+        self.uses: dict[Tier, list[int]] = {}
+        for i, ts in enumerate(reads):
+            for t in ts:
+                if not self.uses.get(t) or self.uses[t][-1] != i:
+                    self.uses.setdefault(t, []).append(i)
+        self.held: dict[Tier, np.ndarray] = {}
+        self.extra: dict[Tier, np.ndarray] = {}  # derived from a held tier's values, let go with them
+        self.loads = 0  # tiers read from the database: more than the tiers where the budget binds
+
+    def __call__(self, t: Tier) -> np.ndarray:
+        if t not in self.held:
+            self.held[t] = self.load(t)
+            self.loads += 1
+        return self.held[t]
+
+    def derived(self, t: Tier, make: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """``make(values of t)``, kept while t is held."""
+        if t not in self.extra:
+            self.extra[t] = make(self(t))
+        return self.extra[t]
+
+    def nbytes(self) -> int:
+        return sum(v.nbytes for v in self.held.values()) + sum(v.nbytes for v in self.extra.values())
+
+    def done(self, i: int) -> None:
+        """Check ``i`` is over: keep what later checks read, within the budget."""
+        later = {t: nxt for t in self.held if (nxt := self._next_use(t, i)) is not None}
+        for t in [t for t in self.held if t not in later]:
+            self._drop(t)
+        if self.budget is None:
+            return
+        coming = self.reads[i + 1] if i + 1 < len(self.reads) else []
+        reserve = sum(self.size(t) for t in set(coming) if t not in self.held) if self.size else 0
+        sizes = {t: self.held[t].nbytes + (self.extra[t].nbytes if t in self.extra else 0) for t in self.held}
+        # over_budget's distance: 0 for what the next check reads (never dropped)
+        for t in over_budget(sizes, {t: later[t] - (i + 1) for t in sizes}, self.budget - reserve):
+            self._drop(t)
+
+    def _next_use(self, t: Tier, i: int) -> int | None:
+        uses = self.uses.get(t, [])
+        k = bisect_right(uses, i)
+        return uses[k] if k < len(uses) else None
+
+    def _drop(self, t: Tier) -> None:
+        del self.held[t]
+        self.extra.pop(t, None)

@@ -19,7 +19,7 @@ import click
 
 from solver.cli.solve import parse_size
 from solver.storage.database import Database
-from solver.verify.check import verify
+from solver.verify.check import memory_plan, verify
 
 
 def logged(log: Path) -> dict[str, dict]:
@@ -58,6 +58,7 @@ def main(db_path: Path, log: Path, threads: int | None, max_memory: str | None, 
 
     if todo:
         budget = parse_size(max_memory) if max_memory else None
+        click.echo(json.dumps(memory_plan(db_path, subspaces=todo, max_memory=budget)), err=True)
         verify(db_path, threads=threads, progress=False, on_check=record, subspaces=todo, max_memory=budget)
     entries = logged(log)
     failed = sorted(name for name in names if not entries.get(name, {}).get("ok"))

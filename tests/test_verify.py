@@ -677,3 +677,35 @@ def test_verify_max_memory_option(std_db):
     assert run("verify", "--db", str(std_db), "--max-memory", "1MiB", "-q").exit_code == 0
     res = run("verify", "--db", str(std_db), "--max-memory", "lots")
     assert res.exit_code != 0 and "--max-memory 'lots'" in res.output and "Traceback" not in res.output
+
+
+@pytest.mark.parametrize("budget", [1, None])
+def test_the_dry_run_plans_the_reads_the_verify_makes(whole_db, monkeypatch, budget):
+    """``memory_plan`` (``--dry-run``) foretells, byte for byte, what the verify then reads from
+    the database, tight (every tier read back) or unbounded (each once)."""
+    from solver.verify.check import memory_plan
+
+    src = whole_db("six-4-lasker")
+    plan = memory_plan(src, max_memory=budget)
+    read = []
+    original = Database.values
+
+    def counting(self, *t):
+        v = original(self, *t)
+        read.append(v.nbytes)
+        return v
+
+    monkeypatch.setattr(Database, "values", counting)
+    assert all(c.ok for c in verify(src, progress=False, max_memory=budget))
+    assert sum(read) == sum(p["read_bytes"] for p in plan["phases"])
+    assert [p["phase"] for p in plan["phases"]] == ["moving phase", "tiers with men in hand"]
+    once = sum(p["once_bytes"] for p in plan["phases"])
+    assert (sum(read) > once) if budget == 1 else (sum(read) == once)
+
+
+def test_verify_dry_run_command(std_db):
+    res = run("verify", "--db", str(std_db), "--dry-run", "--max-memory", "1GiB")
+    assert res.exit_code == 0, res.output
+    assert "within 1.0 GiB" in res.output and "moving phase: 4 checks" in res.output
+    (plan,) = [json.loads(x) for x in run("verify", "--db", str(std_db), "--dry-run", "--json").stdout.splitlines()]
+    assert plan["subspaces"] == 4 and plan["phases"][0]["once_bytes"] > 0

@@ -129,19 +129,22 @@ def _rank_distribution(db) -> dict | None:
     help="hold at most SIZE (e.g. 8GiB) of solved values between checks; those read again furthest "
     "ahead are read back when needed [default: half this machine's memory]",
 )
+@click.option("--dry-run", is_flag=True, help="print the memory plan (values held at most, bytes read) and check nothing")
 @json_option("a JSON object per subspace, then the verdict; no progress bar")
-def verify(db_path, rules_name, options, threads, quiet, subspaces, max_memory, as_json):
+def verify(db_path, rules_name, options, threads, quiet, subspaces, max_memory, dry_run, as_json):
     """Check every checksum, then every position: its stored value and plies must equal the
     best over its successors (a draw whose successors are all draws needs no computing). Exit
     status 1 on any mismatch. --subspace checks only the subspaces named (exit status 2 for a
     name that is malformed or not in the database)."""
-    from ..verify.check import parse_subspaces
+    from ..verify.check import memory_plan, parse_subspaces
     from ..verify.check import verify as run_verify
     from .solve import parse_size
 
     parse_subspaces(subspaces)  # a malformed name fails before any work
     budget = parse_size(max_memory) if max_memory else None
     path, rules = database_and_rules(rules_name, options, db_path, history=True)
+    if dry_run:
+        return show_verify_plan(memory_plan(path, rules, subspaces or None, budget), as_json)
     t0 = time.perf_counter()
     on_check = (lambda c: echo_json(dict(c.to_dict(), event="subspace"))) if as_json else None
     checks = run_verify(
@@ -178,3 +181,24 @@ def verify(db_path, rules_name, options, threads, quiet, subspaces, max_memory, 
         click.echo(f"FAILED: {len(failed)} of {len(checks)} subspaces ({total:,} positions, {secs:.1f} s)", err=True)
         sys.exit(1)
     click.echo(f"OK: {len(checks)} subspaces, {total:,} positions, every checksum and value checked in {secs:.1f} s")
+
+
+def show_verify_plan(plan: dict, as_json: bool) -> None:
+    """``morris verify --dry-run``: per phase, the values held at most and the bytes read."""
+    if as_json:
+        echo_json(plan)
+        return
+
+    def gib(n: int) -> str:
+        return f"{n / 2**30:,.1f} GiB"
+
+    click.echo(f"{plan['database']}: {plan['subspaces']} subspaces, {plan['positions']:,} positions; "
+               f"values held between checks within {gib(plan['budget_bytes'])} (--max-memory)")
+    for p in plan["phases"]:
+        click.echo(f"  {p['phase']}: {p['checks']} checks, at most {gib(p['peak_bytes'])} of values in memory "
+                   f"(during {p['peak_check']}), {gib(p['read_bytes'])} read ({gib(p['once_bytes'])} if each were read once)")
+    if plan.get("history_subspaces"):
+        click.echo(f"  moving phase: {plan['history_subspaces']} subspaces under the history rule, each checked "
+                   "with what its moves reach read for it alone")
+    click.echo("  (beside the values: a byte a slot of the largest subspace for marks, the sweep's lists of "
+               "positions that are not draws, and the process itself)")

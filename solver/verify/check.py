@@ -44,7 +44,7 @@ from ..tiers import (
 )
 from ..values import DUP, NO_VALUES, describe
 from . import placing_kernels as pk
-from .held import HeldTiers
+from .held import HeldTiers, plan_reads
 from .kernels import (
     check_duplicates,
     expected_value,
@@ -182,10 +182,55 @@ def verify(
     return checks
 
 
+def moving_reads(rules: RuleSet, order: list[Tier]) -> list[list[Tier]]:
+    """What the check of each moving subspace of ``order`` reads: itself, its twin and the
+    subspaces its removals lead into."""
+    return [[t, (t[1], t[0], 0, 0), *((x, y, 0, 0) for x, y in fewer_men_needed(rules, t[0], t[1]))] for t in order]
+
+
+def tier_reads(rules: RuleSet, order: list[Tier]) -> list[list[Tier]]:
+    """What the check of each tier with men in hand of ``order`` reads: itself and its successors."""
+    return [[t, *successors(rules, t)] for t in order]
+
+
+def value_bytes(rules: RuleSet) -> Callable[[Tier], int]:
+    """The bytes of a tier's values in memory (2 a slot), without reading them."""
+    index = board_index(rules.board)
+    return lambda t: 2 * index.slots(t[0], t[1])
+
+
 def _held(db: Database, reads: list[list[Tier]], budget: int | None) -> HeldTiers:
     """The values that the checks read (``reads``: each check's, in order), within ``budget``."""
-    index = board_index(db.rules.board)
-    return HeldTiers(lambda t: db.values(*t), reads, budget, lambda t: 2 * index.slots(t[0], t[1]))
+    return HeldTiers(lambda t: db.values(*t), reads, budget, value_bytes(db.rules))
+
+
+def memory_plan(db_path: Path, rules: RuleSet | None = None, subspaces: Iterable[str] | None = None,
+                max_memory: int | None = None) -> dict:
+    """``morris verify --dry-run``: for each phase that ``HeldTiers`` serves (the moving phase,
+    unless the history rule checks it a subspace at a time, and the tiers with men in hand), the
+    checks, the most bytes of values held at once and where, and the bytes read from the database
+    (tiers read back included); nothing but the database's list of subspaces is read."""
+    chosen = None if subspaces is None else parse_subspaces(subspaces)
+    budget = machine_memory() // 2 if max_memory is None else max_memory
+    with Database(db_path, rules) as db:
+        subs = [s for s in db.tiers() if chosen is None or s.tier in chosen]
+        rules = db.rules
+    size = value_bytes(rules)
+    out = {"database": str(db_path), "budget_bytes": budget, "subspaces": len(subs),
+           "positions": sum(s.positions for s in subs), "phases": []}
+    moving = [s.tier for s in subs if not s.placing]
+    placing = [s.tier for s in subs if s.placing]
+    phases = [("tiers with men in hand", placing, tier_reads(rules, placing))]
+    if rules.reclose == "allowed":
+        phases.insert(0, ("moving phase", moving, moving_reads(rules, moving)))
+    elif moving:
+        out["history_subspaces"] = len(moving)  # checked one at a time, with what its moves reach
+    for name, order, reads in phases:
+        if order:
+            plan = plan_reads(reads, size, budget)
+            plan["peak_check"] = subspace_name(*order[plan["peak_check"]])
+            out["phases"].append({"phase": name, "checks": len(order), **plan})
+    return out
 
 
 class _Run:
@@ -200,8 +245,7 @@ class _Run:
         # phase is checked by history.check: the plain moves)
         self.g, self.ix = game_tables(replace(self.rules, reclose="allowed")), self.index.tables
         self.position = {t: i for i, t in enumerate(order)}
-        reads = [[t, (t[1], t[0], 0, 0), *((x, y, 0, 0) for x, y in fewer_men_needed(self.rules, t[0], t[1]))] for t in order]
-        self.held = _held(db, reads, budget)
+        self.held = _held(db, moving_reads(self.rules, order), budget)
         self.marks = np.zeros(0, dtype=np.uint8)  # reused: fresh pages cost a fault each
         self.nblocks = BLOCKS_PER_THREAD * numba.get_num_threads()
 
@@ -370,7 +414,7 @@ class _TierCheck:
         self.g, self.ix = game_tables(replace(self.rules, reclose="allowed")), self.index.tables
         self.nblocks = BLOCKS_PER_THREAD * numba.get_num_threads()
         self.position = {t: i for i, t in enumerate(order)}
-        self.held = _held(db, [[t, *successors(self.rules, t)] for t in order], budget)
+        self.held = _held(db, tier_reads(self.rules, order), budget)
         self.marks = np.zeros(0, dtype=np.uint8)  # reused: fresh pages cost a fault each
         # the most men one move removes: one a mill through the point a man arrives on (none under mill-wins)
         mills_through = int(np.count_nonzero(self.g.point_mills, axis=1).max())

@@ -80,3 +80,27 @@ class HeldTiers:
     def _drop(self, t: Tier) -> None:
         del self.held[t]
         self.extra.pop(t, None)
+
+
+def plan_reads(reads: list[list[Tier]], size: Callable[[Tier], int], budget: int | None) -> dict:
+    """What ``HeldTiers`` does over ``reads`` within ``budget``, nothing read: the most bytes of
+    values in memory at once (a check's own reads included) and at which check, and the bytes
+    read from the database (a tier read back counted each time; ``once_bytes``: each tier once)."""
+
+    class Stub:
+        def __init__(self, t: Tier):
+            self.nbytes = size(t)
+
+    read = []
+    held = HeldTiers(lambda t: read.append(t) or Stub(t), reads, budget, size)
+    peak, at = 0, None
+    for i, ts in enumerate(reads):
+        for t in ts:
+            held(t)
+        if held.nbytes() > peak:
+            peak, at = held.nbytes(), i
+        held.done(i)
+    return {
+        "peak_bytes": peak, "peak_check": at, "read_bytes": sum(size(t) for t in read),
+        "once_bytes": sum(size(t) for t in set(read)),
+    }

@@ -702,6 +702,20 @@ def test_the_dry_run_plans_the_reads_the_verify_makes(whole_db, monkeypatch, bud
     assert (sum(read) > once) if budget == 1 else (sum(read) == once)
 
 
+def test_the_plan_before_the_solve_is_the_plan_of_the_database(whole_db):
+    """``benchmarks/verify_plan.py`` plans from the rule set's tiers, before any solve: the same
+    plan as ``--dry-run`` then makes from the solved database."""
+    from solver.storage.database import catalogue_key
+    from solver.tiers import whole_game_tiers
+    from solver.verify.check import memory_plan, plan_checks
+
+    name, options = WHOLE["six-4-lasker"]
+    tiers = sorted(whole_game_tiers(make_rules(name, options)), key=catalogue_key)
+    for budget in (1, 1 << 20, None):
+        after = memory_plan(whole_db("six-4-lasker"), max_memory=budget)
+        assert plan_checks(make_rules(name, options), tiers, budget) == {k: after[k] for k in ("budget_bytes", "phases")}
+
+
 def test_verify_dry_run_command(std_db):
     res = run("verify", "--db", str(std_db), "--dry-run", "--max-memory", "1GiB")
     assert res.exit_code == 0, res.output

@@ -69,6 +69,13 @@ class SubspaceInfo:
         return bool(self.mover_hand or self.opponent_hand)
 
 
+def catalogue_key(t: tuple[int, int, int, int]) -> tuple[int, int, int, int, int]:
+    """The order of ``Database.tiers`` (and of the verify's checks): by men in hand, then men on
+    the board."""
+    a, b, ha, hb = t
+    return (ha + hb, a + b, a, b, ha)
+
+
 class Database:
     """Read access to a database: the subspaces its main file links, any subspace file a killed
     run had not linked yet, and (format version 1) the datasets inline in the main file and the
@@ -173,10 +180,7 @@ class Database:
         then men on the board."""
         for name in list(self._pending):
             self._load(name)
-        return sorted(
-            self._info.values(),
-            key=lambda s: (s.mover_hand + s.opponent_hand, s.mover + s.opponent, s.mover, s.opponent, s.mover_hand),
-        )
+        return sorted(self._info.values(), key=lambda s: catalogue_key(s.tier))
 
     def tier_keys(self) -> list[tuple[int, int, int, int]]:
         """The tier of every subspace, from the names alone (no file is opened)."""

@@ -206,20 +206,26 @@ def _held(db: Database, reads: list[list[Tier]], budget: int | None) -> HeldTier
 
 def memory_plan(db_path: Path, rules: RuleSet | None = None, subspaces: Iterable[str] | None = None,
                 max_memory: int | None = None) -> dict:
-    """``morris verify --dry-run``: for each phase that ``HeldTiers`` serves (the moving phase,
-    unless the history rule checks it a subspace at a time, and the tiers with men in hand), the
-    checks, the most bytes of values held at once and where, and the bytes read from the database
-    (tiers read back included); nothing but the database's list of subspaces is read."""
+    """``morris verify --dry-run``: ``plan_checks`` for the subspaces of the database (or those of
+    ``subspaces``); nothing but the database's list of subspaces is read."""
     chosen = None if subspaces is None else parse_subspaces(subspaces)
-    budget = machine_memory() // 2 if max_memory is None else max_memory
     with Database(db_path, rules) as db:
         subs = [s for s in db.tiers() if chosen is None or s.tier in chosen]
         rules = db.rules
+    plan = plan_checks(rules, [s.tier for s in subs], max_memory)
+    return {"database": str(db_path), "subspaces": len(subs), "positions": sum(s.positions for s in subs), **plan}
+
+
+def plan_checks(rules: RuleSet, tiers: list[Tier], max_memory: int | None = None) -> dict:
+    """For each phase of the checks of ``tiers`` (in ``Database.tiers``' order) that ``HeldTiers``
+    serves (the moving phase, unless the history rule checks it a subspace at a time, and the tiers
+    with men in hand): the checks, the most bytes of values held at once and where, and the bytes
+    read from the database (tiers read back included), within ``max_memory`` (as ``verify``)."""
+    budget = machine_memory() // 2 if max_memory is None else max_memory
     size = value_bytes(rules)
-    out = {"database": str(db_path), "budget_bytes": budget, "subspaces": len(subs),
-           "positions": sum(s.positions for s in subs), "phases": []}
-    moving = [s.tier for s in subs if not s.placing]
-    placing = [s.tier for s in subs if s.placing]
+    out: dict = {"budget_bytes": budget, "phases": []}
+    moving = [t for t in tiers if t[2] == t[3] == 0]
+    placing = [t for t in tiers if t[2] or t[3]]
     phases = [("tiers with men in hand", placing, tier_reads(rules, placing))]
     if rules.reclose == "allowed":
         phases.insert(0, ("moving phase", moving, moving_reads(rules, moving)))

@@ -38,8 +38,7 @@ def _log_seconds(log: Path) -> tuple[float, float]:
     each counted once (a tier and its twin, solved together, both record the pair's seconds),
     over every run of it: a run cut off before its summary line counts too."""
     pairs: dict[tuple, tuple[float, float]] = {}
-    for line in log.read_text().splitlines():
-        d = json.loads(line)
+    for d in _events(log):
         if d.get("event") in ("tiers", "pair") and not d.get("skipped"):  # "pair": the history rule's moving groups
             for t in d["subspaces"]:
                 key = (t["mover"], t["opponent"], t.get("mover_hand", 0), t.get("opponent_hand", 0))
@@ -48,19 +47,42 @@ def _log_seconds(log: Path) -> tuple[float, float]:
     return sum(w for w, _ in pairs.values()), sum(c for _, c in pairs.values())
 
 
-def _peak(time_log: Path | None) -> str:
+def _peak(time_log: Path | None, log: Path | None = None) -> str:
     """The largest "Maximum resident set size" that ``/usr/bin/time -v`` wrote to ``time_log``, in
     GiB, and how many of its runs (``=== run`` lines, one per segment) it was measured in: a run
-    cut off at a session's end (killed with its ``time``) reports nothing."""
-    if time_log is None:
-        return "n/a"
-    lines = time_log.read_text().splitlines()
-    kib = [int(line.split(":")[1]) for line in lines if "Maximum resident set size" in line]
-    runs = sum(1 for line in lines if line.startswith("=== run")) or len(kib)
-    if not kib:
-        return "not measured"
-    text = f"{max(kib) / 2**20:.1f} GiB"
-    return text if len(kib) >= runs else f"{text} ({len(kib)} of {runs} runs measured)"
+    cut off at a session's end (killed with its ``time``) reports nothing. The JSONL ``log`` of
+    ``morris solve --json`` fills the gap: each finished pair or group records the process's
+    peak so far (``peak_rss_bytes``), so a cut-off run's peak over the work it finished is known
+    (the group it was killed in is solved again, and measured, by the next run)."""
+    kib, runs = [], 0
+    if time_log is not None:
+        lines = time_log.read_text().splitlines()
+        kib = [int(line.split(":")[1]) for line in lines if "Maximum resident set size" in line]
+        runs = sum(1 for line in lines if line.startswith("=== run")) or len(kib)
+    logged = _logged_peaks(log) if log else []
+    peak = max([k * 1024 for k in kib] + logged, default=None)
+    if peak is None:
+        return "n/a" if time_log is None else "not measured"
+    text = f"{peak / 2**30:.1f} GiB"
+    if time_log is None or len(kib) >= runs:
+        return text
+    if logged:
+        return f"{text} (at the finished groups of the {runs - len(kib)} of {runs} runs cut off)"
+    return f"{text} ({len(kib)} of {runs} runs measured)"
+
+
+def _logged_peaks(log: Path) -> list[int]:
+    """The ``peak_rss_bytes`` that the JSONL log's finished pairs and groups recorded."""
+    return [int(d["peak_rss_bytes"]) for d in _events(log) if d.get("peak_rss_bytes")]
+
+
+def _events(log: Path):
+    """The JSON lines of ``log``, less a last one that a kill cut off."""
+    for line in log.read_text().splitlines():
+        try:
+            yield json.loads(line)
+        except json.JSONDecodeError:
+            continue
 
 
 def row(path: Path, log: Path | None, time_log: Path | None) -> tuple[str, dict]:
@@ -73,7 +95,7 @@ def row(path: Path, log: Path | None, time_log: Path | None) -> tuple[str, dict]
     # a tier and its twin, solved together, both store the pair's seconds: counted once
     pairs = {min(t.tier, (t.opponent, t.mover, t.opponent_hand, t.mover_hand)): t.seconds for t in tiers}
     seconds, cpu = _log_seconds(log) if log else (sum(pairs.values()), float("nan"))
-    peak = _peak(time_log)
+    peak = _peak(time_log, log)
     positions = sum(t.positions for t in tiers)
     text = (
         f"| `{rules.describe()}` | {describe_game(start).removeprefix('game value: ').split(' (')[0]} "

@@ -8,3 +8,10 @@ import os
 def machine_memory() -> int:
     """Physical memory of this machine in bytes."""
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def peak_rss() -> int:
+    """The most resident memory this process has held so far, in bytes (Linux counts KiB)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024

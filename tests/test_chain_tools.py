@@ -52,3 +52,33 @@ def test_the_peak_says_when_runs_were_cut_off(tmp_path):
     assert game_table._peak(log) == "2.0 GiB"
     log.write_text("=== run 1\n")
     assert game_table._peak(log) == "not measured"
+
+
+def test_the_peak_of_a_cut_off_run_comes_from_the_solve_log(tmp_path):
+    """A run killed with its `time` left its finished groups' peaks in the solve's log: the peak
+    is the largest of those and of the runs `time` measured, and says so; a line cut off by the
+    kill is passed over."""
+    time_log = tmp_path / "g.time.log"
+    time_log.write_text("=== run 1\n\tMaximum resident set size (kbytes): 2097152\n=== run 2\n")
+    log = tmp_path / "g.jsonl"
+    log.write_text(
+        json.dumps({"event": "tiers", "skipped": False, "subspaces": [], "peak_rss_bytes": 3 * 2**30}) + "\n"
+        + json.dumps({"event": "tiers", "skipped": False, "subspaces": [], "peak_rss_bytes": 2**30}) + "\n"
+        + '{"event": "tie'
+    )
+    assert game_table._peak(time_log, log) == "3.0 GiB (at the finished groups of the 1 of 2 runs cut off)"
+    assert game_table._peak(time_log) == "2.0 GiB (1 of 2 runs measured)"
+    time_log.write_text("=== run 1\n\tMaximum resident set size (kbytes): 5242880\n")
+    assert game_table._peak(time_log, log) == "5.0 GiB"  # every run measured whole
+
+
+def test_a_finished_group_records_the_peak_so_far(tmp_path):
+    """``morris solve --json`` writes the process's peak memory with each finished pair."""
+    from click.testing import CliRunner
+
+    from solver.cli import main
+
+    res = CliRunner().invoke(main, ["solve", "--rules", "six", "--max-men", "3", "--db", str(tmp_path / "s.h5"), "--json"])
+    assert res.exit_code == 0, res.output
+    pairs = [json.loads(x) for x in res.stdout.splitlines() if '"pair"' in x]
+    assert pairs and all(p["peak_rss_bytes"] > 50 * 2**20 for p in pairs)

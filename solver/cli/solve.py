@@ -100,7 +100,7 @@ def solve(rules_name, options, max_men, whole_game, extended, db_path, threads, 
 
         def on_pair(rows):
             if as_json:
-                echo_json({"event": "pair", "skipped": rows[0].skipped, "subspaces": [r.stats for r in rows]})
+                echo_json(job_event("pair", rows))
             if not rows[0].skipped:
                 overall.advance(sum(r.stats["positions"] for r in rows))
 
@@ -143,7 +143,7 @@ def solve_whole_game(rules, extended, db_path, threads, dry_run, max_memory, clu
 
     def on_group(rows):
         if as_json:
-            echo_json({"event": "tiers", "skipped": rows[0].skipped, "subspaces": [r.stats for r in rows]})
+            echo_json(job_event("tiers", rows))
 
     if cluster:
         from ..engine.cluster import solve_on_cluster
@@ -219,8 +219,7 @@ def solve_history_rule(rules, max_men, whole_game, extended, db_path, threads, d
 
     def on_group(rows):
         if as_json:
-            echo_json({"event": "pair" if rows[0].stats["mover_hand"] == rows[0].stats["opponent_hand"] == 0 else "tiers",
-                       "skipped": rows[0].skipped, "subspaces": [r.stats for r in rows]})
+            echo_json(job_event("pair" if rows[0].stats["mover_hand"] == rows[0].stats["opponent_hand"] == 0 else "tiers", rows))
 
     rows = solve_history(
         rules, db_path, max_men, whole_game, threads, parse_size(max_memory) if max_memory else None,
@@ -233,6 +232,15 @@ def solve_history_rule(rules, max_men, whole_game, extended, db_path, threads, d
     report_rows(rows, time.perf_counter() - t0, db_path, rules, as_json, noun, columns=("states", "seconds", "status"), **({"game_value": line} if whole_game else {}))
     if line and not as_json:
         click.echo(line)
+
+
+def job_event(kind: str, rows) -> dict:
+    """``--json``'s line for a finished pair or group (``kind``): its subspaces' statistics and
+    the process's peak memory so far, so that a run killed later (with the ``time`` that would
+    have reported its peak) still tells the peak of the work it finished."""
+    from ..machine import peak_rss
+
+    return {"event": kind, "skipped": rows[0].skipped, "subspaces": [r.stats for r in rows], "peak_rss_bytes": peak_rss()}
 
 
 SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?(?:E\d+)?)\s*([KMGT]?)(?:I?B)?\s*$")

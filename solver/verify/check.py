@@ -145,7 +145,7 @@ def verify(
             from ..history.check import MovingCheck
 
             history = MovingCheck(db)
-        budget = machine_memory() // 2 if max_memory is None else max_memory
+        budget = verify_budget(max_memory)
         run = _Run(db, method if method in (TWIN_WALK, MARKED_WALK, SWEEP) else None, [s.tier for s in subs if not s.placing], budget)
         check_tier = _TierCheck(db, method if method in (TIER_WALK, TIER_SWEEP, TIER_DIRECT) else None, [s.tier for s in subs if s.placing], budget).check
         bar = None
@@ -180,6 +180,12 @@ def verify(
             if bar:
                 bar.close()
     return checks
+
+
+def verify_budget(max_memory: int | None) -> int:
+    """The bytes of values held between checks: ``max_memory``, by default half this machine's
+    memory (the rest for the checks' own arrays, and whatever else runs)."""
+    return machine_memory() // 2 if max_memory is None else max_memory
 
 
 def moving_reads(rules: RuleSet, order: list[Tier]) -> list[list[Tier]]:
@@ -221,7 +227,7 @@ def plan_checks(rules: RuleSet, tiers: list[Tier], max_memory: int | None = None
     serves (the moving phase, unless the history rule checks it a subspace at a time, and the tiers
     with men in hand): the checks, the most bytes of values held at once and where, and the bytes
     read from the database (tiers read back included), within ``max_memory`` (as ``verify``)."""
-    budget = machine_memory() // 2 if max_memory is None else max_memory
+    budget = verify_budget(max_memory)
     size = value_bytes(rules)
     out: dict = {"budget_bytes": budget, "phases": []}
     moving = [t for t in tiers if t[2] == t[3] == 0]

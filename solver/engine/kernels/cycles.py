@@ -9,7 +9,7 @@ moves that close a mill and remove (where a mill wins or the board can fill, ``p
 and ``summarise`` instead). A position with moves that stay in the group keeps ``value`` PENDING,
 ``ext`` what the solved successors give (a value code: the quickest win, else the longest loss
 they allow, 0 where one is a draw) and ``count`` its distinct successor slots inside the group
-not yet known to be wins.
+not yet known to be wins (NOT_COUNTED where ``ext`` draws or wins: such a position never loses).
 ``level_step`` then settles one level L (plies) over the whole group: the positions decided at L
 are found by a scan of the parts that hold any (each part knows the lowest level it holds),
 and each one's predecessors in the twin tier (un-moves: the opponent's man moved back, by a move
@@ -40,6 +40,10 @@ from .successors import count_internal, mill_keeps_men, sort_unique
 
 PENDING = 0xFFFD  # value of a position not decided yet (a draw if it stays so); codes end at 0xFFFC
 NONE = 0xFFFF  # level_step: no later level holds anything
+# count of a position that a solved successor keeps from losing (it draws or wins there): its
+# successors inside are not counted, since no count-down can make it a loss (``moves_pass``); far
+# above the most successors a position has inside (63: three flying men on 24 points)
+NOT_COUNTED = 255
 
 assert PENDING > MAX_LEVEL + 1
 
@@ -94,7 +98,9 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
     that closes a mill and removes leaves the group: its successors are ranked and read here
     (``succ[MOVE + k]``), each row as ``generate_moves`` lists it; the others stay inside and are
     counted (``count_internal``). A position with none of those gets its value; the others
-    PENDING, with ``ext`` what the rest gives. Rules where a mill wins, a full board draws or a
+    PENDING, with ``ext`` what the rest gives, and ``count`` NOT_COUNTED where that is a draw or a
+    win (a third of the moves pass's time went on counting those). Rules where a mill wins, a full
+    board draws or a
     blocked side passes take ``placing.tier_pass`` and ``summarise`` instead. Returns the
     successors that found no stored position."""
     n, adj, point_mills = g.n, g.adj, g.point_mills
@@ -133,6 +139,11 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
                     # the rows that remove leave the group; one that removes nothing stays in it
                     key, nbad = rows_key(key, buf, rows, frm, to, m2, o, hb, succ, MOVE, ix)
                     bad[c] += nbad
+            if key >= DRAW_KEY:  # never a loss: a win inside, sooner, comes from the un-moves alone
+                value[s] = PENDING
+                ext[s] = value_of(key)
+                count[s] = NOT_COUNTED
+                continue
             k = count_internal(a, b, m, o, flying, succ_slots, syms, g, ix)
             if k == 0:
                 value[s] = value_of(key)
@@ -219,6 +230,8 @@ def level_step(level, value, ext, count, parts, part_of, lowest, touched, tiers,
                 if not wins:
                     value[q] = code + 1  # s is lost: q wins by moving there
                     atomic_min(touched, twin_part + out[r] // CHUNK, code + 1)
+                elif count[q] == NOT_COUNTED:
+                    continue  # q draws or wins by a solved successor whatever s is
                 elif atomic_fetch_sub(count, q, 1) == 1:  # s wins, and it was q's last hope inside
                     e = ext[q]
                     if e == 0 or wins_in(e - 1):

@@ -42,7 +42,9 @@ def pytest_collection_modifyitems(config, items):
         return
     light = [it for it in items if it.path.name in COMPILE_NOTHING]
     heavy = [it for it in items if it.path.name not in COMPILE_NOTHING]
-    first = len(items) // workers // 4  # xdist.scheduler.load: the first chunk of each worker
+    # xdist.scheduler.load: the first chunk of each worker (no more than the heavy tests: a run of
+    # light modules alone has nothing to put first)
+    first = min(len(items) // workers // 4, len(heavy))
     # (cut where a module ends, so that no module's fixtures are built twice by one worker)
     cut = max((i for i in range(1, first + 1) if heavy[i - 1].path != heavy[min(i, len(heavy) - 1)].path), default=0)
     items[:] = heavy[:cut] + light + heavy[cut:]

@@ -190,12 +190,12 @@ def show_verify_plan(plan: dict, as_json: bool) -> None:
         return
 
     def gib(n: int) -> str:
-        return f"{n / 2**30:,.1f} GiB"
+        return f"{n / 2**30:,.1f} GiB" if n >= 2**30 else f"{n / 2**20:,.1f} MiB"
 
     click.echo(f"{plan['database']}: {plan['subspaces']} subspaces, {plan['positions']:,} positions; "
                f"values held between checks within {gib(plan['budget_bytes'])} (--max-memory)")
     for p in plan["phases"]:
-        click.echo(f"  {p['phase']}: {p['checks']} checks, at most {gib(p['peak_bytes'])} of values in memory "
+        click.echo(f"  {p['phase']}: {p['checks']} check{'s' if p['checks'] != 1 else ''}, at most {gib(p['peak_bytes'])} of values in memory "
                    f"(during {p['peak_check']}), {gib(p['read_bytes'])} read ({gib(p['once_bytes'])} if each were read once)")
     if plan.get("history_subspaces"):
         click.echo(f"  moving phase: {plan['history_subspaces']} subspaces under the history rule, each checked "

@@ -1,8 +1,10 @@
-"""What this machine has: its physical memory, the default bound of every memory plan."""
+"""What this machine has: its physical memory, the default bound of every memory plan, and what
+this process has taken of it."""
 
 from __future__ import annotations
 
 import os
+import resource
 
 
 def machine_memory() -> int:
@@ -12,6 +14,4 @@ def machine_memory() -> int:
 
 def peak_rss() -> int:
     """The most resident memory this process has held so far, in bytes (Linux counts KiB)."""
-    import resource
-
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024

@@ -16,13 +16,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..machine import machine_memory
 from ..engine.costs.plan import mib
 from ..engine.kernels.codes import tally
 from ..engine.order import check_solvable, pairs_up_to, placing_groups, placing_jobs
 from ..engine.run import SolveRow, Stage, run_stages, stats_of
 from ..errors import PlanError
 from ..jit import use_threads
+from ..machine import machine_memory
 from ..rules.rulesets import RuleSet
 from ..storage.database import Database
 from ..storage.files import subspace_name

@@ -34,19 +34,16 @@ class HeldTiers:
         size: Callable[[Tier], int] | None = None,
     ):
         self.load, self.reads, self.budget, self.size = load, reads, budget, size
-        self.uses: dict[Tier, list[int]] = {}
+        self.uses: dict[Tier, list[int]] = {}  # the checks that read each tier, in order
         for i, ts in enumerate(reads):
-            for t in ts:
-                if not self.uses.get(t) or self.uses[t][-1] != i:
-                    self.uses.setdefault(t, []).append(i)
+            for t in dict.fromkeys(ts):
+                self.uses.setdefault(t, []).append(i)
         self.held: dict[Tier, np.ndarray] = {}
         self.extra: dict[Tier, np.ndarray] = {}  # derived from a held tier's values, let go with them
-        self.loads = 0  # tiers read from the database: more than the tiers where the budget binds
 
     def __call__(self, t: Tier) -> np.ndarray:
         if t not in self.held:
             self.held[t] = self.load(t)
-            self.loads += 1
         return self.held[t]
 
     def derived(self, t: Tier, make: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:

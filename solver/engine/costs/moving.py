@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from ...index import board_index
-from ...machine import machine_memory
 from ...index.counting import subspace_positions
+from ...machine import machine_memory
 from ...rules.rulesets import RuleSet
 from ...tiers import pair_name
 from ..order import pair_inputs, still_needed

@@ -97,12 +97,12 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
     has men in hand; else ``value`` holds 0 at each canonical slot and DUP elsewhere). A move
     that closes a mill and removes leaves the group: its successors are ranked and read here
     (``succ[MOVE + k]``), each row as ``generate_moves`` lists it; the others stay inside and are
-    counted (``count_internal``). A position with none of those gets its value; the others
-    PENDING, with ``ext`` what the rest gives, and ``count`` NOT_COUNTED where that is a draw or a
-    win (a third of the moves pass's time went on counting those). Rules where a mill wins, a full
-    board draws or a
-    blocked side passes take ``placing.tier_pass`` and ``summarise`` instead. Returns the
-    successors that found no stored position."""
+    counted (``count_internal``). Where the rest gives a draw or a win, the position is PENDING
+    with ``ext`` that and ``count`` NOT_COUNTED (it never loses; counting these took a third of
+    this pass's time); else a position with no move inside gets its value, the others PENDING
+    with ``ext`` and their count. Rules where a mill wins, a full board draws or a blocked side
+    passes take ``placing.tier_pass`` and ``summarise`` instead. Returns the successors that
+    found no stored position."""
     n, adj, point_mills = g.n, g.adj, g.point_mills
     full = (np.int64(1) << n) - 1
     flying = g.opts[OPT_FLY] != 0 and a + ha == 3

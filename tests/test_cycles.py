@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 
+import numba
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -20,11 +21,17 @@ from click.testing import CliRunner
 from solver.cli import main
 from solver.engine import placing
 from solver.engine.held import TierValues, first_uses, over_budget
+from solver.engine.kernels import cycles
+from solver.engine.kernels.codes import SYMS
+from solver.engine.kernels.successors import count_internal
 from solver.engine.order import Job, placing_groups
 from solver.engine.run import solve_whole
 from solver.index import board_index
+from solver.index.kernels import unrank_position
 from solver.rules import make_rules
+from solver.rules.movegen import OPT_FLY
 from solver.storage.database import Database
+from solver.values import DUP
 
 quiet = {"progress": False, "echo": lambda s: None}
 
@@ -88,8 +95,6 @@ def test_general_pass_of_cycling_groups_matches_explicit_graph(tmp_path, monkeyp
 def test_a_wrong_count_is_caught(tmp_path, monkeypatch):
     """The comparison can fail: counting one successor too few inside the group (a position then
     loses as soon as all but one of its moves there are known wins) changes stored values."""
-    from solver.engine.kernels import cycles
-
     rules = make_rules("six", ["men=4", "lasker=on"])
     path = tmp_path / "w.h5"
     real = cycles.moves_pass
@@ -103,6 +108,54 @@ def test_a_wrong_count_is_caught(tmp_path, monkeypatch):
     solve_whole(rules, path, **quiet)
     with pytest.raises(AssertionError, match="slots differ"):
         explicit_groups_agree(rules, path)
+
+
+@numba.njit(cache=False)
+def _counts_against_ranking(a, b, ha, value, count, g, ix):
+    """(positions whose count ``moves_pass`` got wrong, positions checked): each counted
+    position's count, and 0 for each one it decided, against ``count_internal``, which ranks
+    every move's successor where the opponent's men have a symmetry and counts them otherwise."""
+    flying = g.opts[OPT_FLY] != 0 and a + ha == 3
+    succ = np.empty(g.n * g.n, dtype=np.int64)
+    syms = np.empty(SYMS, dtype=np.int64)
+    wrong = checked = 0
+    for s in range(value.shape[0]):
+        if value[s] == DUP or (value[s] == cycles.PENDING and count[s] == cycles.NOT_COUNTED):
+            continue
+        m, o = unrank_position(a, b, s, ix)
+        k = count_internal(a, b, m, o, flying, succ, syms, g, ix)
+        checked += 1
+        if k != (count[s] if value[s] == cycles.PENDING else 0):
+            wrong += 1
+    return wrong, checked
+
+
+@pytest.mark.parametrize(
+    "name,options",
+    [
+        ("six", ["men=4", "lasker=on"]),
+        ("six", ["men=4", "lasker=on", "removal=optional"]),  # a move that closes a mill may stay inside
+        ("six", ["men=4", "lasker=on", "removal-from-mills=forfeit"]),  # ... where every man is in a mill
+        ("lasker", ["men=3"]),
+    ],
+)
+def test_counts_listed_with_the_moves_equal_the_ranked_ones(tmp_path, monkeypatch, name, options):
+    """``moves_pass`` counts a position's moves inside the group as it lists them where the
+    opponent's men have no symmetry: every count it leaves (and every position it decides for
+    having none) equals the ranked count of distinct successor slots."""
+    rules = make_rules(name, options)
+    real = cycles.moves_pass
+    seen = []
+
+    def checked(a, b, ha, hb, value, ext, count, succ, g, ix):
+        bad = real(a, b, ha, hb, value, ext, count, succ, g, ix)
+        seen.append(_counts_against_ranking(a, b, ha, value, count, g, ix))
+        return bad
+
+    monkeypatch.setattr(cycles, "moves_pass", checked)
+    solve_whole(rules, tmp_path / "w.h5", **quiet)
+    wrong, total = (sum(x) for x in zip(*seen))
+    assert total > 1000 and wrong == 0, f"{wrong} of {total} counts differ"
 
 
 def test_over_budget_drops_the_furthest_first_never_the_next_jobs():

@@ -26,10 +26,10 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ...index.kernels import unrank_position
+from ...index.kernels import SYMMETRIC, unrank_position
 from ...index.slots import slot_of
 from ...jit import helper
-from ...rules.bits import ctz
+from ...rules.bits import ctz, popcount
 from ...rules.movegen import MAX_MOVES, OPT_FLY, OPT_MILL_WINS, _emit_with_removals, men_in_mills, mills_formed
 from ...values import DUP
 from .atomic import atomic_fetch_sub, atomic_min
@@ -97,7 +97,8 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
     has men in hand; else ``value`` holds 0 at each canonical slot and DUP elsewhere). A move
     that closes a mill and removes leaves the group: its successors are ranked and read here
     (``succ[MOVE + k]``), each row as ``generate_moves`` lists it; the others stay inside and are
-    counted (``count_internal``). Where the rest gives a draw or a win, the position is PENDING
+    counted: as they are listed where the opponent's men have no symmetry (no two moves then reach
+    one slot), else by ranking them (``count_internal``). Where the rest gives a draw or a win, the position is PENDING
     with ``ext`` that and ``count`` NOT_COUNTED (it never loses; counting these took a third of
     this pass's time); else a position with no move inside gets its value, the others PENDING
     with ``ext`` and their count. Rules where a mill wins, a full board draws or a blocked side
@@ -121,12 +122,15 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
             m, o = unrank_position(a, b, s, ix)
             key = own_key(v) if places else 0
             empty = full & ~(m | o)
+            moves = 0
+            closing = 0  # moves that close a mill
             f = m
             while f:
                 lowf = f & -f
                 f ^= lowf
                 frm = ctz(lowf)
                 t = empty if flying else adj[frm] & empty
+                moves += popcount(t)
                 while t:
                     lowt = t & -t
                     t ^= lowt
@@ -135,6 +139,7 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
                     formed = mills_formed(m2, to, point_mills)
                     if formed == 0:
                         continue  # stays in the group: counted below
+                    closing += 1
                     rows = _emit_with_removals(buf, 0, frm, to, formed, o, g)
                     # the rows that remove leave the group; one that removes nothing stays in it
                     key, nbad = rows_key(key, buf, rows, frm, to, m2, o, hb, succ, MOVE, ix)
@@ -144,7 +149,10 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
                 ext[s] = value_of(key)
                 count[s] = NOT_COUNTED
                 continue
-            k = count_internal(a, b, m, o, flying, succ_slots, syms, g, ix)
+            if ix.mask_info[o] & SYMMETRIC:
+                k = count_internal(a, b, m, o, flying, succ_slots, syms, g, ix)
+            else:  # no two moves reach one slot: counted in the loop above (``count_internal``'s way)
+                k = moves if closing and mill_keeps_men(o, g) else moves - closing
             if k == 0:
                 value[s] = value_of(key)
             else:

@@ -121,8 +121,6 @@ def _solve_cycling(rules, index, group, inputs, g, ix) -> list[TierResult]:
             bad = 0
             if t[2] > 0:
                 bad = placements.placement_pass(*t, value[here], succ, g, ix, rank_tables())
-            else:
-                cycles.mark_canonical(t[0], t[1], value[here], ix)
             bad += cycles.moves_pass(*t, value[here], ext[here], count[here], succ, g, ix)
             if bad:
                 raise DatabaseError(f"tier {tier_name(t)}: {bad} successors found no stored position (a damaged input tier)")

@@ -69,16 +69,6 @@ def summarise(a, b, ha, hb, first, value, ext, count, nint, win_at, loss_at, g, 
             count[s] = count_internal(a, b, m, o, flying, succ, syms, g, ix)
 
 
-@nb.njit(cache=True, parallel=True)
-def mark_canonical(a, b, value, ix):
-    """0 at each canonical slot of tier (a, b, ...), DUP elsewhere: where the mover has no man in
-    hand, what ``moves_pass`` starts from."""
-    slots = value.shape[0]
-    for c in nb.prange((slots + CHUNK - 1) // CHUNK):
-        for s in range(c * CHUNK, min(slots, (c + 1) * CHUNK)):
-            value[s] = 0 if _position(a, b, s, ix)[2] else DUP
-
-
 @helper
 def own_key(code):
     """The key (``placements.key_of``'s order, seen from the position itself) of a position's own
@@ -93,8 +83,8 @@ def own_key(code):
 @nb.njit(cache=True, parallel=True)
 def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
     """The moves of every position of tier (a, b, ha, hb) under Lasker's rule, after
-    ``placements.placement_pass`` has left in ``value`` what its placements give (where the mover
-    has men in hand; else ``value`` holds 0 at each canonical slot and DUP elsewhere). A move
+    ``placements.placement_pass`` has left in ``value`` what its placements give where the mover
+    has men in hand (else ``value`` is written here, DUP at each slot that is not canonical). A move
     that closes a mill and removes leaves the group: its successors are ranked and read here
     (``succ[MOVE + k]``), each row as ``generate_moves`` lists it; the others stay inside and are
     counted: as they are listed where the opponent's men have no symmetry (no two moves then reach
@@ -116,11 +106,18 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
         succ_slots = np.empty(g.n * g.n, dtype=np.int64)
         syms = np.empty(SYMS, dtype=np.int64)
         for s in range(c * CHUNK, min(slots, (c + 1) * CHUNK)):
-            v = value[s]
-            if v == DUP:
-                continue
-            m, o = unrank_position(a, b, s, ix)
-            key = own_key(v) if places else 0
+            if places:
+                v = value[s]
+                if v == DUP:
+                    continue
+                m, o = unrank_position(a, b, s, ix)
+                key = own_key(v)
+            else:
+                m, o, canonical = _position(a, b, s, ix)
+                if not canonical:
+                    value[s] = DUP
+                    continue
+                key = 0
             empty = full & ~(m | o)
             moves = 0
             closing = 0  # moves that close a mill

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ...index.kernels import SYMMETRIC, unrank_position
+from ...index.kernels import SYMMETRIC, is_canonical_pair, next_position, unrank_position
 from ...index.slots import slot_of
 from ...jit import helper
 from ...rules.bits import ctz, popcount
@@ -35,7 +35,7 @@ from ...values import DUP
 from .atomic import atomic_fetch_sub, atomic_min
 from .codes import CHUNK, MAX_LEVEL, SYMS, wins_in
 from .placements import DRAW_KEY, WIN_KEY, rows_key, value_of
-from .placing import MOVE, _position, judge
+from .placing import MOVE, judge
 from .successors import count_internal, mill_keeps_men, sort_unique
 
 PENDING = 0xFFFD  # value of a position not decided yet (a draw if it stays so); codes end at 0xFFFC
@@ -99,22 +99,26 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
     flying = g.opts[OPT_FLY] != 0 and a + ha == 3
     places = ha > 0
     slots = value.shape[0]
+    per = ix.binom[n - a, b]
     nchunks = (slots + CHUNK - 1) // CHUNK
     bad = np.zeros(nchunks, dtype=np.int64)
     for c in nb.prange(nchunks):
         buf = np.empty((MAX_MOVES, 5), dtype=np.int64)
         succ_slots = np.empty(g.n * g.n, dtype=np.int64)
         syms = np.empty(SYMS, dtype=np.int64)
-        for s in range(c * CHUNK, min(slots, (c + 1) * CHUNK)):
+        lo = c * CHUNK
+        m, o = unrank_position(a, b, lo, ix)
+        rep, r = lo // per, lo % per
+        for s in range(lo, min(slots, lo + CHUNK)):
+            if s > lo:  # each slot's position follows from the one before
+                m, o, r, rep = next_position(a, b, m, o, r, rep, ix)
             if places:
                 v = value[s]
                 if v == DUP:
                     continue
-                m, o = unrank_position(a, b, s, ix)
                 key = own_key(v)
             else:
-                m, o, canonical = _position(a, b, s, ix)
-                if not canonical:
+                if ix.mask_info[m] & SYMMETRIC and not is_canonical_pair(m, o, ix):
                     value[s] = DUP
                     continue
                 key = 0

@@ -80,6 +80,32 @@ def own_key(code):
     return code - 1
 
 
+@helper
+def open_mills(m, empty, mill_masks, third, pair):
+    """The mills that ``m`` holds two points of, the third empty: how many, each one's empty
+    point in ``third`` and its two men in ``pair``. A move closes a mill exactly where it goes to
+    such a point from outside that mill's two men (``closed_by``)."""
+    k = 0
+    for i in range(mill_masks.shape[0]):
+        line = mill_masks[i]
+        held = line & m
+        if popcount(held) == 2 and line & empty:
+            third[k] = line ^ held
+            pair[k] = held
+            k += 1
+    return k
+
+
+@helper
+def closed_by(man, nopen, third, pair):
+    """The points where the man at ``man`` (a bit) closes a mill by moving there."""
+    points = 0
+    for j in range(nopen):
+        if pair[j] & man == 0:
+            points |= third[j]
+    return points
+
+
 @nb.njit(cache=True, parallel=True)
 def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
     """The moves of every position of tier (a, b, ha, hb) under Lasker's rule, after
@@ -94,7 +120,7 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
     with ``ext`` and their count. Rules where a mill wins, a full board draws or a blocked side
     passes take ``placing.tier_pass`` and ``summarise`` instead. Returns the successors that
     found no stored position."""
-    n, adj, point_mills = g.n, g.adj, g.point_mills
+    n, adj, point_mills, mill_masks = g.n, g.adj, g.point_mills, g.mill_masks
     full = (np.int64(1) << n) - 1
     flying = g.opts[OPT_FLY] != 0 and a + ha == 3
     places = ha > 0
@@ -106,6 +132,8 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
         buf = np.empty((MAX_MOVES, 5), dtype=np.int64)
         succ_slots = np.empty(g.n * g.n, dtype=np.int64)
         syms = np.empty(SYMS, dtype=np.int64)
+        third = np.empty(mill_masks.shape[0], dtype=np.int64)
+        pair = np.empty(mill_masks.shape[0], dtype=np.int64)
         lo = c * CHUNK
         m, o = unrank_position(a, b, lo, ix)
         rep, r = lo // per, lo % per
@@ -123,6 +151,7 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
                     continue
                 key = 0
             empty = full & ~(m | o)
+            nopen = open_mills(m, empty, mill_masks, third, pair)
             moves = 0
             closing = 0  # moves that close a mill
             f = m
@@ -132,15 +161,15 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
                 frm = ctz(lowf)
                 t = empty if flying else adj[frm] & empty
                 moves += popcount(t)
+                # the others stay in the group: counted, not listed
+                t &= closed_by(lowf, nopen, third, pair)
+                closing += popcount(t)
                 while t:
                     lowt = t & -t
                     t ^= lowt
                     to = ctz(lowt)
                     m2 = (m ^ lowf) | lowt
                     formed = mills_formed(m2, to, point_mills)
-                    if formed == 0:
-                        continue  # stays in the group: counted below
-                    closing += 1
                     rows = _emit_with_removals(buf, 0, frm, to, formed, o, g)
                     # the rows that remove leave the group; one that removes nothing stays in it
                     key, nbad = rows_key(key, buf, rows, frm, to, m2, o, hb, succ, MOVE, ix)

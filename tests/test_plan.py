@@ -17,7 +17,9 @@ from solver.engine.costs.moving import plan_run
 from solver.engine.order import pair_inputs, pairs_up_to
 from solver.errors import PlanError, RulesError
 from solver.index import board_index
+from solver.index.counting import subspace_positions
 from solver.rules import make_rules
+from solver.tiers import pair_name
 
 
 def _dry_run(*args: str) -> list[dict]:
@@ -113,6 +115,42 @@ def test_time_comes_from_the_reference_run_scaled_by_this_machine():
     # Without a factor, every pair is timed at the rate.
     plain = plan_run(rules, pairs, set(), rate=1e6, rate_source="test")
     assert all(p.seconds == pytest.approx(p.positions / 1e6, abs=0.05) for p in plain.pairs)
+
+
+def test_another_rule_set_borrows_the_reference_runs_times(tmp_path):
+    """A rule set the reference run did not solve, on its board: each pair the reference has
+    takes its time (for this rule set's positions) times this machine's factor times the rules'
+    (the chain timed under both), the pairs it lacks the reference's rate on its largest pairs
+    scaled the same way; the placing phase takes this machine's factor alone."""
+    from solver.engine.costs import reference_run
+    from solver.engine.costs.moving import borrowed_reference, borrows_reference
+    from solver.engine.costs.plan import plan_whole_game
+
+    chain = [pair_name(a, b) for a, b in pairs_up_to(4)]
+    standard = {n: 2.0 * reference_run.SECONDS[n] for n in chain}  # this machine: 2x the reference
+    slower = {n: 1.5 * t for n, t in standard.items()}  # these rules: 1.5x the standard game
+    lasker = make_rules("lasker")
+    assert borrows_reference(lasker) and not borrows_reference(make_rules("standard"))
+    assert not borrows_reference(make_rules("six")) and borrowed_reference(make_rules("six"), slower, standard, 4) is None
+    speed, machine, source, reference, rate = borrowed_reference(lasker, slower, standard, 4)
+    assert speed == pytest.approx(3.0) and machine == pytest.approx(2.0)
+    assert "x 2.00 for this machine and x 1.50 for these rules" in source
+    assert reference == pytest.approx(reference_run.SECONDS)  # the same board: the same positions
+    top = [(a, b) for a, b in pairs_up_to(9) if a + b >= 17]
+    positions = sum(subspace_positions(lasker.board, x, y) for a, b in top for x, y in {(a, b), (b, a)})
+    assert rate == pytest.approx(positions / sum(reference_run.SECONDS[pair_name(a, b)] for a, b in top) / 3.0)
+    plan = plan_run(lasker, pairs_up_to(10), set(), rate, "test", speed=speed, speed_source=source, reference=reference)
+    for p in plan.pairs:
+        expected = 3.0 * reference_run.SECONDS[p.pair] if p.pair in reference_run.SECONDS else p.positions / rate
+        assert p.seconds == pytest.approx(expected, abs=0.05)
+    assert plan.by_rate == len(pairs_up_to(10)) - len(pairs_up_to(9)) > 0
+
+    # measured for real: the placing phase takes the reference's rate for placements scaled by
+    # this machine's factor alone
+    game = plan_whole_game(make_rules("lasker", ["men=4"]), False, tmp_path / "new.h5", measure=True, check=False)
+    assert game.moving.machine_speed and "for these rules" in game.moving.speed_source
+    assert f"x {game.moving.machine_speed:.2f} for this one" in game.placing.rate_source
+    assert not (tmp_path / "new.h5").exists()
 
 
 # -- the planner itself (engine.costs.plan), which the CLI only prints ------------------------------
@@ -242,6 +280,6 @@ def test_timing_this_machine_runs_the_chain_to_4_men(tmp_path):
     plan = plan_solve(rules, 5, tmp_path / "new.h5", measure=True, progress_bar=Bar)
     (bar,) = bars
     assert bar.desc == "timing this machine on the chain to 4 men" and bar.done == bar.total == 117_240
-    assert plan.rate > 0 and plan.rate_source == "measured now on the chain to 4 men (larger pairs run slower)"
+    assert plan.rate > 0 and plan.rate_source == "measured now on the chain to 4 men (small pairs: a guide only)"
     assert all(p.seconds is not None for p in plan.pairs)
     assert not (tmp_path / "new.h5").exists()

@@ -15,9 +15,9 @@ from dataclasses import asdict, dataclass, field
 from ...index import board_index
 from ...index.counting import subspace_positions
 from ...machine import machine_memory
-from ...rules.rulesets import RuleSet
+from ...rules.rulesets import RuleSet, get_rules
 from ...tiers import pair_name
-from ..order import pair_inputs, still_needed
+from ..order import pair_inputs, pairs_up_to, still_needed
 from ..pair import BLOCK, SCHEDULE_BYTES_PER_SLOT, WORKING_BYTES_PER_SLOT
 
 # The process with its kernels compiled and the 24-point index tables built (measured: about
@@ -53,6 +53,8 @@ class RunPlan:
     notes: list[str] = field(default_factory=list)
     speed: float | None = None  # this machine's seconds per second of the reference run
     speed_source: str = ""
+    # this machine's alone, where ``speed`` also scales for another rule set (``borrowed_reference``)
+    machine_speed: float | None = None
     by_rate: int = 0  # pairs to solve that the reference lacks, timed at ``rate``
 
     @property
@@ -109,12 +111,15 @@ def plan_run(
     memory_bytes: int | None = None,
     speed: float | None = None,
     speed_source: str = "",
+    reference: dict[str, float] | None = None,
 ) -> RunPlan:
     """The cost of solving ``pairs`` in order; subspaces in ``done`` are in the database already.
     A pair's time is its time in the recorded reference run times ``speed`` (``reference_factor``),
-    where the rules are the reference's and it has the pair; otherwise its positions at ``rate``
-    (positions per second), which is optimistic for pairs larger than the one it was measured on."""
-    reference = reference_seconds(rules) if speed else {}
+    where the rules are the reference's and it has the pair (or its time in ``reference``, another
+    rule set's borrowed from it: ``borrowed_reference``); otherwise its positions at ``rate``
+    (positions per second)."""
+    if reference is None:
+        reference = reference_seconds(rules) if speed else {}
     index = board_index(rules.board)
     n = index.n
     base = PROCESS_BYTES + (1 << n) * 4
@@ -177,6 +182,54 @@ def reference_factor(rules: RuleSet, seconds: dict[str, float]) -> tuple[float |
         return None, ""
     factor = sum(seconds[n] for n in common) / sum(ref[n] for n in common)
     return factor, f"from {len(common)} pairs timed here; reference: {reference_run.HOST}"
+
+
+def borrows_reference(rules: RuleSet) -> bool:
+    """Whether a plan of ``rules`` takes its times from the reference run of another rule set
+    (``borrowed_reference``): one the reference did not solve, on a board of as many points."""
+    from . import reference_run
+
+    return not reference_seconds(rules) and rules.board_data.n == get_rules(reference_run.RULES).board_data.n
+
+
+def borrowed_reference(
+    rules: RuleSet, timed: dict[str, float], standard_timed: dict[str, float], men: int
+) -> tuple[float, float, str, dict[str, float], float] | None:
+    """For a rule set on the reference's board that the reference run did not solve: (speed,
+    this machine's speed alone, the speed's source, the reference's seconds per pair for this rule
+    set's positions, the rate for the pairs it lacks), from the chain timed here under these rules (``timed``) and under the
+    reference's (``standard_timed``). The speed is this machine's against the reference times
+    these rules' against the reference's on the chain; the pairs the reference lacks (more men)
+    go at its rate per position on its pairs with the most men, scaled the same way. The small
+    pairs of the chain measure mostly what every pair costs to set up, so the factor for the
+    rules is a guide, not a measure of the large pairs. None where the chains share no pair."""
+    from . import reference_run
+
+    standard = get_rules(reference_run.RULES)
+    machine, _ = reference_factor(standard, standard_timed)
+    common = [n for n, t in timed.items() if t > 0 and standard_timed.get(n, 0) > 0]
+    if machine is None or not common or not borrows_reference(rules):
+        return None
+    ratio = sum(timed[n] for n in common) / sum(standard_timed[n] for n in common)
+    reference, top = {}, []
+    for a, b in pairs_up_to(standard.men):
+        name = pair_name(a, b)
+        if name not in reference_run.SECONDS:
+            continue
+        halves = [(a, b)] if a == b else [(a, b), (b, a)]
+        ours = sum(subspace_positions(rules.board, x, y) for x, y in halves)
+        theirs = sum(subspace_positions(standard.board, x, y) for x, y in halves)
+        reference[name] = reference_run.SECONDS[name] * ours / theirs
+        if a + b >= 2 * standard.men - 1:
+            top.append((theirs, reference_run.SECONDS[name]))
+    speed = machine * ratio
+    rate = sum(p for p, _ in top) / sum(t for _, t in top) / speed
+    source = (
+        f"the {reference_run.RULES} game's reference run x {machine:.2f} for this machine and x {ratio:.2f} for "
+        f"these rules, both timed on the chain to {men} men; "
+        f"reference: {reference_run.HOST}"
+    )
+    return speed, machine, source, reference, rate
 
 
 def measured_rate(db) -> tuple[float | None, str]:

@@ -19,12 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import PlanError
-from ...rules.rulesets import RuleSet
+from ...rules.rulesets import RuleSet, get_rules
 from ...storage.database import Database
 from ...storage.files import exists
 from ...tiers import pair_name
 from ..order import moving_men, pairs_up_to
-from .moving import RunPlan, measured_rate, plan_run, reference_factor
+from . import reference_run
+from .moving import RunPlan, borrowed_reference, borrows_reference, measured_rate, plan_run, reference_factor
 from .placing import PlacingPlan, plan_placing
 
 TIMING_MEN = 4  # this machine is timed on the chain to this many men (or fewer: capped_men)
@@ -121,7 +122,8 @@ def plan_whole_game(
     if exists(db_path):
         with Database(db_path, rules) as db:
             done = {s.tier for s in db.tiers()}
-    speed = moving.speed if moving is not None else None
+    # the placing phase's rate is the reference's placements: this machine's speed alone
+    speed = (moving.machine_speed or moving.speed) if moving is not None else None
     plan = GamePlan(moving, plan_placing(rules, extended, done, memory_bytes=memory_bytes, speed=speed))
     if check:
         check_fits(plan, cluster)
@@ -138,6 +140,19 @@ def _plan_moving(rules, max_men, db_path, memory_bytes, measure, progress_bar) -
                 rate, source = measured_rate(db)
     if measure and rate is None:
         rate, source, timed = time_machine(rules, progress_bar)
+        if borrows_reference(rules):
+            # another rule set: the reference run's pairs, scaled by the chain timed under both
+            standard = time_machine(get_rules(reference_run.RULES), progress_bar)[2]
+            borrowed = borrowed_reference(rules, timed, standard, capped_men(rules, TIMING_MEN))
+            if borrowed is not None:
+                speed, machine, speed_source, reference, rate = borrowed
+                source = "the reference's rate on its largest pairs, scaled the same way"
+                plan = plan_run(
+                    rules, pairs_up_to(max_men), done, rate, source, memory_bytes=memory_bytes, speed=speed,
+                    speed_source=speed_source, reference=reference,
+                )
+                plan.machine_speed = machine
+                return plan
     speed, speed_source = reference_factor(rules, timed) if measure else (None, "")
     return plan_run(
         rules, pairs_up_to(max_men), done, rate, source, memory_bytes=memory_bytes, speed=speed,
@@ -156,7 +171,7 @@ def time_machine(rules: RuleSet, progress_bar: ProgressBar | None = None) -> tup
     with (progress_bar or _NoBar)(chain_positions(rules, chain), f"timing this machine on the chain to {men} men") as bar:
         report = run_bench(rules, chain, on_row=lambda row: bar.advance(row.positions))
     rate = report.to_dict()["positions_per_s"]
-    source = f"measured now on the chain to {men} men (larger pairs run slower)"
+    source = f"measured now on the chain to {men} men (small pairs: a guide only)"
     return rate, source, {pair_name(a, b): row.wall for (a, b), row in zip(chain, report.rows)}
 
 

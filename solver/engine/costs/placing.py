@@ -37,9 +37,9 @@ GRAPH_BYTES_PER_EDGE = 8 + 8  # a successor and a predecessor
 REFERENCE_RATE = 13.0e6
 # A cycling group (Lasker's rule) costs more per position: its moves are judged beside its
 # placements, then its levels run. On lasker -o men=5 (benchmarks/bench_cycles.py, RESULTS.md
-# 2026-11-26): 6.4 M positions/s against the placement pass's 17 M on the standard board's men=5
-# tiers, measured on the same host.
-CYCLE_SLOWDOWN = 17.0 / 6.4
+# 2026-11-27 from 11:00): 9.4 M positions/s against the placement pass's 17 M on the standard
+# board's men=5 tiers (2026-11-26), measured on the same host.
+CYCLE_SLOWDOWN = 17.0 / 9.4
 
 
 @dataclass

@@ -110,16 +110,17 @@ def closed_by(man, nopen, third, pair):
 def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
     """The moves of every position of tier (a, b, ha, hb) under Lasker's rule, after
     ``placements.placement_pass`` has left in ``value`` what its placements give where the mover
-    has men in hand (else ``value`` is written here, DUP at each slot that is not canonical). A move
-    that closes a mill and removes leaves the group: its successors are ranked and read here
-    (``succ[MOVE + k]``), each row as ``generate_moves`` lists it; the others stay inside and are
-    counted: as they are listed where the opponent's men have no symmetry (no two moves then reach
-    one slot), else by ranking them (``count_internal``). Where the rest gives a draw or a win, the position is PENDING
-    with ``ext`` that and ``count`` NOT_COUNTED (it never loses; counting these took a third of
-    this pass's time); else a position with no move inside gets its value, the others PENDING
-    with ``ext`` and their count. Rules where a mill wins, a full board draws or a blocked side
-    passes take ``placing.tier_pass`` and ``summarise`` instead. Returns the successors that
-    found no stored position."""
+    has men in hand (else ``value`` is written here, DUP at each slot that is not canonical). Only
+    the moves that close a mill are listed (``open_mills``, ``closed_by``): those that remove leave
+    the group, their successors ranked and read here (``succ[MOVE + k]``), each row as
+    ``generate_moves`` lists it. The others stay inside and are counted: with a popcount where the
+    opponent's men have no symmetry (no two moves then reach one slot), else by ranking them
+    (``count_internal``). Where the rest gives a draw or a win, the position is PENDING with
+    ``ext`` that and ``count`` NOT_COUNTED (it never loses; counting these took a third of this
+    pass's time); else a position with no move inside gets its value, the others PENDING with
+    ``ext`` and their count. Rules where a mill wins, a full board draws or a blocked side passes
+    take ``placing.tier_pass`` and ``summarise`` instead. Returns the successors that found no
+    stored position."""
     n, adj, point_mills, mill_masks = g.n, g.adj, g.point_mills, g.mill_masks
     full = (np.int64(1) << n) - 1
     flying = g.opts[OPT_FLY] != 0 and a + ha == 3

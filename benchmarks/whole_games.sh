@@ -2,8 +2,8 @@
 # The long runs of issues 20 and 26: whole games at full size, each solved, verified in full, its
 # table row, checksums, statistics and a short opening book recorded, then its database removed,
 # one game after another. Run again with the same command to resume: a solve goes on from the
-# tiers its database holds, a verify from its log, and a game whose step file says "done" is
-# skipped.
+# tiers its database holds, a verify from its log, and a game whose step file says "done", or
+# whose checksums and statistics are committed (a new machine's empty data/), is skipped.
 #
 #   nohup benchmarks/whole_games.sh > data/whole_games.out 2>&1 &
 #   benchmarks/whole_games.sh viking lasker   # these games only
@@ -80,6 +80,10 @@ for name in "${names[@]}"; do
             echo "ultra: done (data/ultra.step)"
             continue
         fi
+        if [[ ! -e data/standard.h5 ]]; then  # (a fresh data/: the ranks were made 2026-11-27)
+            echo "ultra: passed over (no data/standard.h5: morris rank ranks it once it is solved)"
+            continue
+        fi
         echo "ultra: rank ($(date -u +%FT%TZ))"
         echo "=== run $(date -u +%FT%TZ)" >> data/ultra.time.log
         /usr/bin/time -v morris rank --db data/standard.h5 --max-memory 16GiB --json >> data/ultra.jsonl 2>> data/ultra.time.log
@@ -104,6 +108,12 @@ for name in "${names[@]}"; do
     step="data/$name.step"
     if [[ -f "$step" && "$(cat "$step")" == done ]]; then
         echo "$name: done ($step)"
+        continue
+    fi
+    # a game whose results are committed is done even where data/ is new (its step file gone)
+    base=$(basename "$db" .h5)
+    if [[ ! -f "$step" && -f "benchmarks/checksums/$base-whole.json" && -f "benchmarks/rulesets/$base.json" ]]; then
+        echo "$name: done (benchmarks/checksums/$base-whole.json; remove it and benchmarks/rulesets/$base.json to solve it again)"
         continue
     fi
     if [[ ! -f "$step" ]]; then  # (a game already solved has nothing left to write)

@@ -197,8 +197,8 @@ def borrowed_reference(
 ) -> tuple[float, float, str, dict[str, float], float] | None:
     """For a rule set on the reference's board that the reference run did not solve: (speed,
     this machine's speed alone, the speed's source, the reference's seconds per pair for this rule
-    set's positions, the rate for the pairs it lacks), from the chain timed here under these rules (``timed``) and under the
-    reference's (``standard_timed``). The speed is this machine's against the reference times
+    set's positions, the rate for the pairs it lacks), from the chain to ``men`` men timed here
+    under these rules (``timed``) and under the reference's (``standard_timed``). The speed is this machine's against the reference times
     these rules' against the reference's on the chain; the pairs the reference lacks (more men)
     go at its rate per position on its pairs with the most men, scaled the same way. The small
     pairs of the chain measure mostly what every pair costs to set up, so the factor for the

@@ -132,6 +132,7 @@ def plan_whole_game(
 
 def _plan_moving(rules, max_men, db_path, memory_bytes, measure, progress_bar) -> RunPlan:
     done, rate, source, timed = set(), None, "not measured", {}
+    speed, speed_source, reference, machine = None, "", None, None
     if exists(db_path):
         with Database(db_path, rules) as db:
             done = {(s.mover, s.opponent) for s in db.subspaces()}
@@ -147,17 +148,14 @@ def _plan_moving(rules, max_men, db_path, memory_bytes, measure, progress_bar) -
             if borrowed is not None:
                 speed, machine, speed_source, reference, rate = borrowed
                 source = "the reference's rate on its largest pairs, scaled the same way"
-                plan = plan_run(
-                    rules, pairs_up_to(max_men), done, rate, source, memory_bytes=memory_bytes, speed=speed,
-                    speed_source=speed_source, reference=reference,
-                )
-                plan.machine_speed = machine
-                return plan
-    speed, speed_source = reference_factor(rules, timed) if measure else (None, "")
-    return plan_run(
+    if measure and speed is None:
+        speed, speed_source = reference_factor(rules, timed)
+    plan = plan_run(
         rules, pairs_up_to(max_men), done, rate, source, memory_bytes=memory_bytes, speed=speed,
-        speed_source=speed_source,
+        speed_source=speed_source, reference=reference,
     )
+    plan.machine_speed = machine
+    return plan
 
 
 def time_machine(rules: RuleSet, progress_bar: ProgressBar | None = None) -> tuple[float, str, dict[str, float]]:

@@ -116,8 +116,8 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
     ``generate_moves`` lists it. The others stay inside and are counted: with a popcount where the
     opponent's men have no symmetry (no two moves then reach one slot), else by ranking them
     (``count_internal``). Where the rest gives a draw or a win, the position is PENDING with
-    ``ext`` that and ``count`` NOT_COUNTED (it never loses; counting these took a third of this
-    pass's time); else a position with no move inside gets its value, the others PENDING with
+    ``ext`` that and ``count`` NOT_COUNTED (it never loses, so no count-down reads its count);
+    else a position with no move inside gets its value, the others PENDING with
     ``ext`` and their count. Rules where a mill wins, a full board draws or a blocked side passes
     take ``placing.tier_pass`` and ``summarise`` instead. Returns the successors that found no
     stored position."""
@@ -162,7 +162,7 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
                 frm = ctz(lowf)
                 t = empty if flying else adj[frm] & empty
                 moves += popcount(t)
-                # the others stay in the group: counted, not listed
+                # only the moves that close a mill are listed; the others are counted above
                 t &= closed_by(lowf, nopen, third, pair)
                 closing += popcount(t)
                 while t:

@@ -36,7 +36,7 @@ from .atomic import atomic_fetch_sub, atomic_min
 from .codes import CHUNK, MAX_LEVEL, SYMS, wins_in
 from .placements import DRAW_KEY, WIN_KEY, rows_key, value_of
 from .placing import MOVE, judge
-from .successors import count_internal, mill_keeps_men, sort_unique
+from .successors import closed_by, count_internal, mill_keeps_men, open_mills, sort_unique
 
 PENDING = 0xFFFD  # value of a position not decided yet (a draw if it stays so); codes end at 0xFFFC
 NONE = 0xFFFF  # level_step: no later level holds anything
@@ -78,32 +78,6 @@ def own_key(code):
     if wins_in(code - 1):
         return WIN_KEY - code + 1
     return code - 1
-
-
-@helper
-def open_mills(m, empty, mill_masks, third, pair):
-    """The mills that ``m`` holds two points of, the third empty: how many, each one's empty
-    point in ``third`` and its two men in ``pair``. A move closes a mill exactly where it goes to
-    such a point from outside that mill's two men (``closed_by``)."""
-    k = 0
-    for i in range(mill_masks.shape[0]):
-        line = mill_masks[i]
-        held = line & m
-        if popcount(held) == 2 and line & empty:
-            third[k] = line ^ held
-            pair[k] = held
-            k += 1
-    return k
-
-
-@helper
-def closed_by(man, nopen, third, pair):
-    """The points where the man at ``man`` (a bit) closes a mill by moving there."""
-    points = 0
-    for j in range(nopen):
-        if pair[j] & man == 0:
-            points |= third[j]
-    return points
 
 
 @nb.njit(cache=True, parallel=True)

@@ -85,6 +85,32 @@ def has_internal_move(m, o, g, flying):
 
 
 @helper
+def open_mills(m, empty, mill_masks, third, pair):
+    """The mills that ``m`` holds two points of, the third empty: how many, each one's empty
+    point in ``third`` and its two men in ``pair``. A move closes a mill exactly where it goes to
+    such a point from outside that mill's two men (``closed_by``)."""
+    k = 0
+    for i in range(mill_masks.shape[0]):
+        line = mill_masks[i]
+        held = line & m
+        if popcount(held) == 2 and line & empty:
+            third[k] = line ^ held
+            pair[k] = held
+            k += 1
+    return k
+
+
+@helper
+def closed_by(man, nopen, third, pair):
+    """The points where the man at ``man`` (a bit) closes a mill by moving there."""
+    points = 0
+    for j in range(nopen):
+        if pair[j] & man == 0:
+            points |= third[j]
+    return points
+
+
+@helper
 def count_successors(a, b, m, o, succ, syms, g, ix):
     """Distinct slots of the twin subspace that (m, o) reaches by a move without removal (or by
     a pass), exactly the moves whose inverse ``gather_predecessors`` generates."""
@@ -97,44 +123,62 @@ def count_internal(a, b, m, o, flying, succ, syms, g, ix):
     rule, a side flies when its men on the board and in hand are three: ``cycles``).
 
     Two such moves reach the same slot only through a symmetry that fixes ``o``; when ``o`` has
-    none, the moves are counted without ranking their successors: all of them, less those that
-    close a mill and must remove (whether the men may be kept is asked only if there are any)."""
-    n, adj, point_mills, opts = g.n, g.adj, g.point_mills, g.opts
-    sym_img, mask_info, binom = ix.sym_img, ix.mask_info, ix.binom
+    none, the moves are counted without ranking or listing them: all of them (a popcount per
+    man), less those that close a mill and must remove (``closed_by``; whether the men may be
+    kept is asked only if there are any)."""
+    n, adj, opts = g.n, g.adj, g.opts
+    mask_info = ix.mask_info
     empty = ((1 << n) - 1) & ~(m | o)
-    symmetric = mask_info[o] & SYMMETRIC != 0
-    keep = False
-    if symmetric:
-        keep = mill_keeps_men(o, g)
-        nsyms = canon_setup(o, ix, syms)
-        oc = image(sym_img, syms[0], o)
-        rep_o = mask_info[o] >> SYM_BITS
-        per_twin = binom[n - b, a]
+    if mask_info[o] & SYMMETRIC != 0:
+        nsucc = _ranked_internal(a, b, m, o, empty, flying, succ, syms, g, ix)
+    else:
+        # succ is free here: it holds the open mills (the board has at most 20)
+        nm = g.mill_masks.shape[0]
+        third, pair = succ[:nm], succ[nm : 2 * nm]
+        nopen = open_mills(m, empty, g.mill_masks, third, pair)
+        nsucc = 0
+        closing = 0
+        f = m
+        while f:
+            lowf = f & -f
+            f ^= lowf
+            t = empty if flying else adj[ctz(lowf)] & empty
+            nsucc += popcount(t)
+            if nopen:
+                closing += popcount(t & closed_by(lowf, nopen, third, pair))
+        if closing and not mill_keeps_men(o, g):
+            nsucc -= closing
+    if nsucc == 0 and opts[OPT_PASS] and not has_move(m, o, g, flying):
+        return 1  # the pass
+    return nsucc
+
+
+@helper
+def _ranked_internal(a, b, m, o, empty, flying, succ, syms, g, ix):
+    """``count_internal`` where ``o`` has a symmetry: the successors inside are ranked, and the
+    slots counted once each."""
+    adj, point_mills = g.adj, g.point_mills
+    sym_img, mask_info, binom = ix.sym_img, ix.mask_info, ix.binom
+    keep = mill_keeps_men(o, g)
+    nsyms = canon_setup(o, ix, syms)
+    oc = image(sym_img, syms[0], o)
+    rep_o = mask_info[o] >> SYM_BITS
+    per_twin = binom[g.n - b, a]
     nsucc = 0
-    closing = 0  # moves that close a mill (counted in nsucc where o has no symmetry)
     f = m
     while f:
         lowf = f & -f
         f ^= lowf
         rest = m ^ lowf
         t = empty if flying else adj[ctz(lowf)] & empty
-        if not symmetric:
-            nsucc += popcount(t)
         while t:
             lowt = t & -t
             t ^= lowt
             m2 = rest | lowt
-            closes = mills_formed(m2, ctz(lowt), point_mills) != 0
-            if not symmetric:
-                closing += closes
-            elif keep or not closes:
+            if keep or mills_formed(m2, ctz(lowt), point_mills) == 0:
                 succ[nsucc] = slot_with(oc, rep_o, m2, syms, nsyms, sym_img, per_twin, binom)
                 nsucc += 1
-    if closing and not mill_keeps_men(o, g):
-        nsucc -= closing
-    if nsucc == 0 and opts[OPT_PASS] and not has_move(m, o, g, flying):
-        return 1  # the pass
-    if symmetric and nsucc > 1:
+    if nsucc > 1:
         nsucc = sort_unique(succ, nsucc)  # symmetric successors share a slot: count it once
     return nsucc
 

@@ -5,7 +5,8 @@ The package reads as the flow of the work, each layer importing only those befor
 ``tiers`` (men on the board and in hand: names, successors, groups) -> ``storage`` (HDF5 files)
 -> ``engine`` (retrograde analysis), ``verify`` (its independent check) and ``query`` (lookups)
 -> ``cli`` (the ``morris`` command). ``values`` is the stored value encoding, ``errors`` the
-typed errors, ``jit`` how numba compiles and runs.
+typed errors, ``jit`` how numba compiles and runs, ``numba_cache`` where it keeps what it compiled
+(set on import: a directory per state of the sources).
 
 ``open_database(path)`` opens a solved database for queries (see ``solver.api``); ``decode`` reads
 a stored value; the result types ``Probe``, ``MoveValue`` and ``Analysis`` and ``three_men_rule``
@@ -15,7 +16,12 @@ come from there too. They are imported on first use, so ``import solver.rules`` 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
+
+from .numba_cache import use_source_keyed_cache
+
+use_source_keyed_cache(Path(__file__).parent)
 
 __all__ = ["open_database", "MorrisDatabase", "Probe", "MoveValue", "Analysis", "three_men_rule", "decode"]
 

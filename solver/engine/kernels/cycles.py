@@ -27,8 +27,8 @@ import numba as nb
 import numpy as np
 
 from ...index.kernels import SYMMETRIC, is_canonical_pair, next_position, unrank_position
-from ...index.slots import slot_of
-from ...jit import helper
+from ...index.slots import slot_from
+from ...jit import helper, prefetch
 from ...rules.bits import ctz, popcount
 from ...rules.movegen import MAX_MOVES, OPT_FLY, OPT_MILL_WINS, _emit_with_removals, men_in_mills, mills_formed
 from ...values import DUP
@@ -36,7 +36,7 @@ from .atomic import atomic_fetch_sub, atomic_min
 from .codes import CHUNK, MAX_LEVEL, SYMS, wins_in
 from .placements import DRAW_KEY, WIN_KEY, rows_key, value_of
 from .placing import MOVE, judge
-from .successors import closed_by, count_internal, mill_keeps_men, open_mills, sort_unique
+from .successors import closed_by, count_internal, mill_keeps_men, open_mills, sort_unique, sort_unique_range
 
 PENDING = 0xFFFD  # value of a position not decided yet (a draw if it stays so); codes end at 0xFFFC
 NONE = 0xFFFF  # level_step: no later level holds anything
@@ -173,13 +173,24 @@ def unmoves(x, y, hy, m, o, out, g, ix):
     is reached by a move inside the group: o's man moved back (flying if o's side has three men
     with those in hand), the move having closed no mill unless it need not remove. The inverse of
     ``count_internal``'s moves; returns how many (written to ``out``)."""
+    k = unmove_movers(x, y, hy, m, o, out, 0, g, ix)
+    per = ix.binom[ix.n - y, x]
+    for r in range(k):
+        out[r] = slot_from(out[r], m, ix.mask_info[out[r]], per, ix)
+    return sort_unique(out, k) if k > 1 else k
+
+
+@helper
+def unmove_movers(x, y, hy, m, o, out, k, g, ix):
+    """``unmoves``' predecessors as their movers' men (the opponent's being m), written from
+    out[k]; asks for each one's ``mask_info`` entry (a large table) for the ranking that follows.
+    Returns where they end."""
     n, adj, point_mills, opts = g.n, g.adj, g.point_mills, g.opts
     if opts[OPT_MILL_WINS] and men_in_mills(m, g.mill_masks) != 0:
-        return 0  # the side to move had closed a mill before: the game had ended
+        return k  # the side to move had closed a mill before: the game had ended
     empty = ((1 << n) - 1) & ~(m | o)
     flying = opts[OPT_FLY] != 0 and y + hy == 3
     may_keep = mill_keeps_men(m, g)
-    k = 0
     t = o
     while t:
         lowt = t & -t
@@ -191,9 +202,17 @@ def unmoves(x, y, hy, m, o, out, g, ix):
         while f:
             lowf = f & -f
             f ^= lowf
-            out[k] = slot_of((o & ~lowt) | lowf, m, ix)
+            mover = (o & ~lowt) | lowf
+            prefetch(ix.mask_info, mover)
+            out[k] = mover
             k += 1
-    return sort_unique(out, k) if k > 1 else k
+    return k
+
+
+# level_step: decided positions whose un-moves are ranked and applied together, and the room for
+# them (a position has at most n * n / 4 un-moves)
+BATCH = 128
+ROOM = 8192
 
 
 @nb.njit(cache=True, parallel=True)
@@ -205,9 +224,14 @@ def level_step(level, value, ext, count, parts, part_of, lowest, touched, tiers,
     The decisions a part receives from other threads' parts during the step are gathered in
     ``touched`` (an atomic minimum, all NONE between steps) and merged after it. Returns the
     lowest code over all parts (NONE: the analysis is over), or -1 where a loss would lie beyond
-    MAX_LEVEL."""
+    MAX_LEVEL.
+
+    A part's decided positions are taken BATCH at a time (``settle_batch``): their un-moves'
+    movers listed first, asking for their entries of ``mask_info``, then ranked, asking for
+    their values, then applied: the scattered reads of one position overlap those of the next
+    instead of waiting one after another."""
     code = level + 1
-    wins = wins_in(level)
+    n = g.n
     nparts = parts.shape[0]
     overflow = np.zeros(nparts, dtype=np.bool_)
     for c in nb.prange(nparts):
@@ -216,8 +240,11 @@ def level_step(level, value, ext, count, parts, part_of, lowest, touched, tiers,
         lo, hi, i = parts[c, 0], parts[c, 1], parts[c, 2]
         x, y, hy = tiers[i, 0], tiers[i, 1], tiers[i, 3]
         off, j = offsets[i], twin_of[i]
-        twin_off, twin_part = offsets[j], part_of[j]
-        out = np.empty(g.n * g.n, dtype=np.int64)
+        twin = (offsets[j], part_of[j], ix.binom[n - y, x])  # where, and how, the predecessors rank
+        preds = np.empty(ROOM, dtype=np.int64)
+        others = np.empty(BATCH, dtype=np.int64)
+        ends = np.empty(BATCH, dtype=np.int64)
+        npos, k = 0, 0
         low = NONE
         for s in range(lo, hi):
             v = value[s]
@@ -235,30 +262,68 @@ def level_step(level, value, ext, count, parts, part_of, lowest, touched, tiers,
                     low = min(low, v)
                 continue
             m, o = unrank_position(x, y, s - off, ix)
-            k = unmoves(x, y, hy, m, o, out, g, ix)
-            for r in range(k):
-                q = twin_off + out[r]
-                if value[q] != PENDING:
-                    continue
-                if not wins:
-                    value[q] = code + 1  # s is lost: q wins by moving there
-                    atomic_min(touched, twin_part + out[r] // CHUNK, code + 1)
-                elif count[q] == NOT_COUNTED:
-                    continue  # q draws or wins by a solved successor whatever s is
-                elif atomic_fetch_sub(count, q, 1) == 1:  # s wins, and it was q's last hope inside
-                    e = ext[q]
-                    if e == 0 or wins_in(e - 1):
-                        continue  # a solved successor draws, or wins later (decided then)
-                    lv = max(code + 1, e)  # a loss: at the later of this and the solved ones' longest
-                    if lv > MAX_LEVEL + 1:
-                        overflow[c] = True
-                        continue
-                    value[q] = lv
-                    atomic_min(touched, twin_part + out[r] // CHUNK, lv)
+            k = unmove_movers(x, y, hy, m, o, preds, k, g, ix)
+            others[npos] = m
+            ends[npos] = k
+            npos += 1
+            if npos == BATCH or k + n * n // 4 > ROOM:
+                overflow[c] |= settle_batch(code, preds, others, ends, npos, twin, value, ext, count, touched, ix)
+                npos, k = 0, 0
+        if npos:
+            overflow[c] |= settle_batch(code, preds, others, ends, npos, twin, value, ext, count, touched, ix)
         lowest[c] = low
     if overflow.any():
         return -1
     return merge_touched(lowest, touched)
+
+
+@helper
+def settle_batch(code, preds, others, ends, npos, twin, value, ext, count, touched, ix):
+    """Rank the un-moves ``unmove_movers`` listed for ``npos`` positions decided at ``code``
+    (position p's opponent others[p], its movers up to ends[p]) into slots of the twin tier
+    (``twin``: its offset in the group, its first part, its slots per mover set), then decide
+    them from it: after a loss, a win at code + 1; after a win, one successor fewer, and a loss
+    when it was the last (at the later of code + 1 and what the solved successors give). Returns
+    whether a loss would lie beyond MAX_LEVEL."""
+    twin_off, twin_part, per = twin
+    mask_info = ix.mask_info
+    wins = wins_in(code - 1)
+    w, k = 0, 0
+    for p in range(npos):
+        m = others[p]
+        first = w
+        while k < ends[p]:
+            mover = preds[k]
+            q = slot_from(mover, m, mask_info[mover], per, ix)
+            prefetch(value, twin_off + q)
+            if wins:
+                prefetch(count, twin_off + q)
+            preds[w] = q
+            k += 1
+            w += 1
+        if mask_info[m] & SYMMETRIC and w - first > 1:  # only a symmetry fixing m makes two share a slot
+            w = sort_unique_range(preds, first, w)
+    overflow = False
+    for r in range(w):
+        q = twin_off + preds[r]
+        if value[q] != PENDING:
+            continue
+        if not wins:
+            value[q] = code + 1  # the position is lost: q wins by moving there
+            atomic_min(touched, twin_part + preds[r] // CHUNK, code + 1)
+        elif count[q] == NOT_COUNTED:
+            continue  # q draws or wins by a solved successor whatever the position is
+        elif atomic_fetch_sub(count, q, 1) == 1:  # the position wins, and it was q's last hope inside
+            e = ext[q]
+            if e == 0 or wins_in(e - 1):
+                continue  # a solved successor draws, or wins later (decided then)
+            lv = max(code + 1, e)  # a loss: at the later of this and the solved ones' longest
+            if lv > MAX_LEVEL + 1:
+                overflow = True
+                continue
+            value[q] = lv
+            atomic_min(touched, twin_part + preds[r] // CHUNK, lv)
+    return overflow
 
 
 @helper

@@ -186,15 +186,23 @@ def _ranked_internal(a, b, m, o, empty, flying, succ, syms, g, ix):
 @helper
 def sort_unique(xs, k):
     """Sort xs[:k] in place (insertion sort: k is small) and drop repeats; return the new length."""
-    for i in range(1, k):
+    return sort_unique_range(xs, 0, k)
+
+
+@helper
+def sort_unique_range(xs, lo, hi):
+    """``sort_unique`` of xs[lo:hi]: returns where the distinct values end."""
+    for i in range(lo + 1, hi):
         x = xs[i]
         j = i - 1
-        while j >= 0 and xs[j] > x:
+        while j >= lo and xs[j] > x:
             xs[j + 1] = xs[j]
             j -= 1
         xs[j + 1] = x
-    d = 1
-    for i in range(1, k):
+    if hi <= lo:
+        return hi
+    d = lo + 1
+    for i in range(lo + 1, hi):
         if xs[i] != xs[d - 1]:
             xs[d] = xs[i]
             d += 1

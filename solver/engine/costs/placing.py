@@ -36,10 +36,12 @@ GRAPH_BYTES_PER_EDGE = 8 + 8  # a successor and a predecessor
 # pairs 1.2x slower than the reference host: 13 M/s there. ``speed`` scales it to this machine.
 REFERENCE_RATE = 13.0e6
 # A cycling group (Lasker's rule) costs more per position: its moves are judged beside its
-# placements, then its levels run. On lasker -o men=5 (benchmarks/bench_cycles.py, RESULTS.md
-# 2026-11-27 from 11:00): 9.4 M positions/s against the placement pass's 17 M on the standard
-# board's men=5 tiers (2026-11-26), measured on the same host.
-CYCLE_SLOWDOWN = 17.0 / 9.4
+# placements, then its levels run, and those grow dearer with the group: lasker -o men=5 ran at
+# 9.7 M positions/s, men=6 (135 groups, 588 M positions) at 3.9 M (benchmarks/bench_cycles.py,
+# RESULTS.md 2026-11-27 from 13:46), against the placement pass's 17 M on the standard board's
+# men=5 tiers (2026-11-26), on the same host. The larger figure is taken; the 10-men groups,
+# larger still, may run slower.
+CYCLE_SLOWDOWN = 17.0 / 3.9
 
 
 @dataclass

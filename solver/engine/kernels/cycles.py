@@ -216,10 +216,10 @@ ROOM = 8192
 
 
 @nb.njit(cache=True, parallel=True)
-def level_step(level, value, ext, count, parts, part_of, lowest, touched, tiers, offsets, twin_of, g, ix):
+def level_step(level, value, ext, count, parts, order, part_of, lowest, touched, tiers, offsets, twin_of, g, ix):
     """Settle level ``level`` (see the module's note) over the group; ``parts`` (start, stop,
     tier) split its slots into work items, part ``part_of[i] + (s - offsets[i]) // CHUNK`` holding
-    slot s of tier i. ``lowest[c]``: the lowest code above the last level that part c holds or
+    slot s of tier i, taken in the ``order`` that ``interleave`` gives. ``lowest[c]``: the lowest code above the last level that part c holds or
     schedules (0 at first: every part is scanned); a part with nothing at this level is skipped.
     The decisions a part receives from other threads' parts during the step are gathered in
     ``touched`` (an atomic minimum, all NONE between steps) and merged after it. Returns the
@@ -234,7 +234,8 @@ def level_step(level, value, ext, count, parts, part_of, lowest, touched, tiers,
     n = g.n
     nparts = parts.shape[0]
     overflow = np.zeros(nparts, dtype=np.bool_)
-    for c in nb.prange(nparts):
+    for r in nb.prange(nparts):
+        c = order[r]
         if lowest[c] > code:
             continue  # nothing here at this level
         lo, hi, i = parts[c, 0], parts[c, 1], parts[c, 2]
@@ -275,6 +276,15 @@ def level_step(level, value, ext, count, parts, part_of, lowest, touched, tiers,
     if overflow.any():
         return -1
     return merge_touched(lowest, touched)
+
+
+def interleave(parts, offsets, sizes):
+    """An order of the parts that alternates between the group's tiers, each in its own order:
+    the threads split the parts in equal runs, and one level's positions often lie mostly in one
+    tier (the side with more men wins more), which a run per tier would leave to one thread."""
+    i = parts[:, 2]
+    where = (parts[:, 0] - offsets[i]) / np.maximum(sizes[i], 1)  # how far into its tier
+    return np.lexsort((i, where)).astype(np.int64)
 
 
 @helper

@@ -1,7 +1,7 @@
 """The package's layers: no import runs back up a layer, and the verifier shares no solver kernel.
 
 rules -> index -> tiers -> storage -> engine, verify, query, ultra, books, history -> play, api, serve -> cli,
-with values, errors, jit and machine below everything. Read from the source (every ``import`` and
+with values, errors, jit, numba_cache and machine below everything. Read from the source (every ``import`` and
 ``from ... import``, at module level or inside a function), so a lazy import counts too.
 """
 
@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "solver"
 
 # A layer may import its own package and the layers below it.
 LAYERS = [
-    {"values", "errors", "jit", "machine"},
+    {"values", "errors", "jit", "numba_cache", "machine"},
     {"rules"},
     {"index"},
     {"tiers"},

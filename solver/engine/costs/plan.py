@@ -166,6 +166,10 @@ def time_machine(rules: RuleSet, progress_bar: ProgressBar | None = None) -> tup
 
     men = capped_men(rules, TIMING_MEN)
     chain = pairs_up_to(men)
+    # once untimed first: what the warm-up does not reach (the pull's kernels, this board's
+    # tables) is compiled or built there, not in the timed run (with numba's cache empty, after a
+    # change to the sources, it had put Lasker's moving phase at 40 times its time)
+    run_bench(rules, chain)
     with (progress_bar or _NoBar)(chain_positions(rules, chain), f"timing this machine on the chain to {men} men") as bar:
         report = run_bench(rules, chain, on_row=lambda row: bar.advance(row.positions))
     rate = report.to_dict()["positions_per_s"]

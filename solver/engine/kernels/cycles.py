@@ -219,8 +219,9 @@ ROOM = 8192
 def level_step(level, value, ext, count, parts, order, part_of, lowest, touched, tiers, offsets, twin_of, g, ix):
     """Settle level ``level`` (see the module's note) over the group; ``parts`` (start, stop,
     tier) split its slots into work items, part ``part_of[i] + (s - offsets[i]) // CHUNK`` holding
-    slot s of tier i, taken in the ``order`` that ``interleave`` gives. ``lowest[c]``: the lowest code above the last level that part c holds or
-    schedules (0 at first: every part is scanned); a part with nothing at this level is skipped.
+    slot s of tier i, taken in the ``order`` that ``interleave`` gives. ``lowest[c]``: the lowest
+    code above the last level that part c holds or schedules (0 at first: every part is
+    scanned); a part with nothing at this level is skipped.
     The decisions a part receives from other threads' parts during the step are gathered in
     ``touched`` (an atomic minimum, all NONE between steps) and merged after it. Returns the
     lowest code over all parts (NONE: the analysis is over), or -1 where a loss would lie beyond
@@ -228,7 +229,7 @@ def level_step(level, value, ext, count, parts, order, part_of, lowest, touched,
 
     A part's decided positions are taken BATCH at a time (``settle_batch``): their un-moves'
     movers listed first, asking for their entries of ``mask_info``, then ranked, asking for
-    their values, then applied: the scattered reads of one position overlap those of the next
+    their values (and counts), then applied: the scattered reads of one position overlap those of the next
     instead of waiting one after another."""
     code = level + 1
     n = g.n

@@ -145,11 +145,12 @@ def _solve_cycling(rules, index, group, inputs, g, ix) -> list[TierResult]:
     ).reshape(-1, 3)
     part_of = np.concatenate([[0], np.cumsum([-(-size // codes.CHUNK) for size in sizes])]).astype(np.int64)
     order = cycles.interleave(parts, offsets, np.array(sizes, dtype=np.int64))
-    lowest = np.zeros(len(parts), dtype=np.uint32)  # every part scanned at the first level
-    touched = np.full(len(parts), cycles.NONE, dtype=np.uint32)
+    lowest = np.zeros(len(parts) * cycles.BLOCKS, dtype=np.uint16)  # every block scanned at the first level
+    part_low = np.zeros(len(parts), dtype=np.uint16)
+    touched = np.full(len(parts) * cycles.BLOCKS, cycles.NONE, dtype=np.uint16)
     level = 0
     while True:
-        nxt = cycles.level_step(level, value, ext, count, parts, order, part_of, lowest, touched, tiers, offsets, twin_of, g, ix)
+        nxt = cycles.level_step(level, value, ext, count, parts, order, part_of, lowest, part_low, touched, tiers, offsets, twin_of, g, ix)
         if nxt < 0:
             raise DepthOverflow(f"tiers {group.name}: a depth beyond the format's {codes.MAX_LEVEL} plies")
         if nxt == cycles.NONE:

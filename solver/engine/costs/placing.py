@@ -20,13 +20,16 @@ from ...machine import machine_memory
 from ...rules.rulesets import RuleSet
 from ...tiers import needed_by
 from ..held import over_budget
+from ..kernels import cycles
 from ..order import placing_groups
 from ..placing import PART, implicit_cycles
 from .moving import PROCESS_BYTES, VALUE_BYTES
 
 PASS_BYTES_PER_SLOT = 2  # the values
 SUMMARY_BYTES_PER_SLOT = 4 + 2 + 2  # nint, win_at, loss_at: where moves cycle
-CYCLE_BYTES_PER_SLOT = 2 + 1  # ext and count beside the values, where moves cycle (``kernels.cycles``)
+# ext and count beside the values, where moves cycle (``kernels.cycles``), and each block's lowest
+# level and what the other threads schedule in it (two uint16 a block of ``cycles.BLOCK`` slots)
+CYCLE_BYTES_PER_SLOT = 2 + 1 + 4 / cycles.BLOCK
 GRAPH_BYTES_PER_SLOT = 8 + 8 + 8 + 1 + 2 * 16  # pointers, reversed pointers, fill, state, bucket entries
 GRAPH_BYTES_PER_EDGE = 8 + 8  # a successor and a predecessor
 # Positions per second of the placing phase on the machine of the recorded reference run
@@ -101,7 +104,7 @@ def group_working_bytes(rules: RuleSet, index, g) -> int:
     working = slots * PASS_BYTES_PER_SLOT
     if g.cycles and implicit_cycles(rules):
         part = min(PART, max(index.slots(t[0], t[1]) for t in g.tiers))
-        working += slots * CYCLE_BYTES_PER_SLOT + part * SUMMARY_BYTES_PER_SLOT
+        working += int(slots * CYCLE_BYTES_PER_SLOT) + part * SUMMARY_BYTES_PER_SLOT
     elif g.cycles:
         edges = sum(index.slots(t[0], t[1]) * internal_moves(rules, index.n, t) for t in g.tiers)
         working += slots * (SUMMARY_BYTES_PER_SLOT + GRAPH_BYTES_PER_SLOT) + edges * GRAPH_BYTES_PER_EDGE

@@ -11,7 +11,8 @@ and ``summarise`` instead). A position with moves that stay in the group keeps `
 they allow, 0 where one is a draw) and ``count`` its distinct successor slots inside the group
 not yet known to be wins (NOT_COUNTED where ``ext`` draws or wins: such a position never loses).
 ``level_step`` then settles one level L (plies) over the whole group: the positions decided at L
-are found by a scan of the parts that hold any (each part knows the lowest level it holds),
+are found by a scan of the blocks that hold any (each block of BLOCK slots knows the lowest
+level it holds),
 and each one's predecessors in the twin tier (un-moves: the opponent's man moved back, by a move
 that removed nothing) are decided from it: after a loss at L, a win at
 L + 1; after a win at L, one successor fewer, and a loss at the later of L + 1 and ``ext`` when
@@ -213,19 +214,26 @@ def unmove_movers(x, y, hy, m, o, out, k, g, ix):
 # them (a position has at most n * n / 4 un-moves)
 BATCH = 128
 ROOM = 8192
+# slots of a block, the unit that knows the lowest level it holds: a level's decisions are sparse
+# and scattered, so that most parts of CHUNK slots receive one or two, while most blocks receive
+# none and are not read
+BLOCK = 128
+BLOCKS = CHUNK // BLOCK  # blocks a part
+assert CHUNK % BLOCK == 0
 
 
 @nb.njit(cache=True, parallel=True)
-def level_step(level, value, ext, count, parts, order, part_of, lowest, touched, tiers, offsets, twin_of, g, ix):
+def level_step(level, value, ext, count, parts, order, part_of, lowest, part_low, touched, tiers, offsets, twin_of, g, ix):
     """Settle level ``level`` (see the module's note) over the group; ``parts`` (start, stop,
     tier) split its slots into work items, part ``part_of[i] + (s - offsets[i]) // CHUNK`` holding
-    slot s of tier i, taken in the ``order`` that ``interleave`` gives. ``lowest[c]``: the lowest
-    code above the last level that part c holds or schedules (0 at first: every part is
-    scanned); a part with nothing at this level is skipped.
-    The decisions a part receives from other threads' parts during the step are gathered in
-    ``touched`` (an atomic minimum, all NONE between steps) and merged after it. Returns the
-    lowest code over all parts (NONE: the analysis is over), or -1 where a loss would lie beyond
-    MAX_LEVEL.
+    slot s of tier i, taken in the ``order`` that ``interleave`` gives. Each part is BLOCKS blocks
+    of BLOCK slots, block b of part c numbered c * BLOCKS + b. ``lowest[k]``: the lowest code above
+    the last level that block k holds or schedules (0 at first: every block is scanned);
+    ``part_low[c]`` the lowest of part c's blocks. A block (a part) with nothing at this level is
+    skipped. The decisions a block receives from other threads' parts during the step are
+    gathered in ``touched`` (an atomic minimum, all NONE between steps) and merged after it
+    (``merge_touched``). Returns the lowest code over all parts (NONE: the analysis is over), or
+    -1 where a loss would lie beyond MAX_LEVEL.
 
     A part's decided positions are taken BATCH at a time (``settle_batch``): their un-moves'
     movers listed first, asking for their entries of ``mask_info``, then ranked, asking for
@@ -237,7 +245,7 @@ def level_step(level, value, ext, count, parts, order, part_of, lowest, touched,
     overflow = np.zeros(nparts, dtype=np.bool_)
     for r in nb.prange(nparts):
         c = order[r]
-        if lowest[c] > code:
+        if part_low[c] > code:
             continue  # nothing here at this level
         lo, hi, i = parts[c, 0], parts[c, 1], parts[c, 2]
         x, y, hy = tiers[i, 0], tiers[i, 1], tiers[i, 3]
@@ -247,36 +255,43 @@ def level_step(level, value, ext, count, parts, order, part_of, lowest, touched,
         others = np.empty(BATCH, dtype=np.int64)
         ends = np.empty(BATCH, dtype=np.int64)
         npos, k = 0, 0
-        low = NONE
-        for s in range(lo, hi):
-            v = value[s]
-            if v == PENDING:
-                e = ext[s]
-                if e == 0 or not wins_in(e - 1):
-                    continue
-                if e != code:
-                    low = min(low, e)
-                    continue
-                v = code  # a solved successor wins at this level and nothing inside won sooner
-                value[s] = v
-            if v != code:
-                if v > code and v != DUP:
-                    low = min(low, v)
+        for b in range(BLOCKS):
+            blk = c * BLOCKS + b
+            if lowest[blk] > code:
                 continue
-            m, o = unrank_position(x, y, s - off, ix)
-            k = unmove_movers(x, y, hy, m, o, preds, k, g, ix)
-            others[npos] = m
-            ends[npos] = k
-            npos += 1
-            if npos == BATCH or k + n * n // 4 > ROOM:
-                overflow[c] |= settle_batch(code, preds, others, ends, npos, twin, value, ext, count, touched, ix)
-                npos, k = 0, 0
+            if lo + b * BLOCK >= hi:  # past the tier's end: never holds anything
+                lowest[blk] = NONE
+                continue
+            low = NONE
+            for s in range(lo + b * BLOCK, min(hi, lo + (b + 1) * BLOCK)):
+                v = value[s]
+                if v == PENDING:
+                    e = ext[s]
+                    if e == 0 or not wins_in(e - 1):
+                        continue
+                    if e != code:
+                        low = min(low, e)
+                        continue
+                    v = code  # a solved successor wins at this level and nothing inside won sooner
+                    value[s] = v
+                if v != code:
+                    if v > code and v != DUP:
+                        low = min(low, v)
+                    continue
+                m, o = unrank_position(x, y, s - off, ix)
+                k = unmove_movers(x, y, hy, m, o, preds, k, g, ix)
+                others[npos] = m
+                ends[npos] = k
+                npos += 1
+                if npos == BATCH or k + n * n // 4 > ROOM:
+                    overflow[c] |= settle_batch(code, preds, others, ends, npos, twin, value, ext, count, touched, ix)
+                    npos, k = 0, 0
+            lowest[blk] = low
         if npos:
             overflow[c] |= settle_batch(code, preds, others, ends, npos, twin, value, ext, count, touched, ix)
-        lowest[c] = low
     if overflow.any():
         return -1
-    return merge_touched(lowest, touched)
+    return merge_touched(lowest, part_low, touched)
 
 
 def interleave(parts, offsets, sizes):
@@ -321,7 +336,7 @@ def settle_batch(code, preds, others, ends, npos, twin, value, ext, count, touch
             continue
         if not wins:
             value[q] = code + 1  # the position is lost: q wins by moving there
-            atomic_min(touched, twin_part + preds[r] // CHUNK, code + 1)
+            atomic_min(touched, twin_part * BLOCKS + preds[r] // BLOCK, code + 1)
         elif count[q] == NOT_COUNTED:
             continue  # q draws or wins by a solved successor whatever the position is
         elif atomic_fetch_sub(count, q, 1) == 1:  # the position wins, and it was q's last hope inside
@@ -333,20 +348,23 @@ def settle_batch(code, preds, others, ends, npos, twin, value, ext, count, touch
                 overflow = True
                 continue
             value[q] = lv
-            atomic_min(touched, twin_part + preds[r] // CHUNK, lv)
+            atomic_min(touched, twin_part * BLOCKS + preds[r] // BLOCK, lv)
     return overflow
 
 
-@helper
-def merge_touched(lowest, touched):
-    """After a level step: each part's lowest code with what other threads' parts scheduled in
-    it (``touched``, reset to NONE); returns the lowest over all parts (NONE: nothing left)."""
-    first = NONE
-    for c in range(lowest.shape[0]):
-        lowest[c] = min(lowest[c], touched[c])
-        touched[c] = NONE
-        first = min(first, lowest[c])
-    return first
+@nb.njit(cache=True, parallel=True)
+def merge_touched(lowest, part_low, touched):
+    """After a level step: each block's lowest code with what other threads' parts scheduled in
+    it (``touched``, reset to NONE), and each part's; returns the lowest over all parts (NONE:
+    nothing left)."""
+    for c in nb.prange(part_low.shape[0]):
+        low = NONE
+        for k in range(c * BLOCKS, (c + 1) * BLOCKS):
+            lowest[k] = min(lowest[k], touched[k])
+            touched[k] = NONE
+            low = min(low, lowest[k])
+        part_low[c] = low
+    return part_low.min() if part_low.shape[0] else NONE
 
 
 @nb.njit(cache=True, parallel=True)

@@ -232,7 +232,7 @@ def level_step(level, value, ext, count, parts, order, part_of, lowest, part_low
     ``part_low[c]`` the lowest of part c's blocks. A block (a part) with nothing at this level is
     skipped. The decisions a block receives from other threads' parts during the step are
     gathered in ``touched`` (an atomic minimum, all NONE between steps) and merged after it
-    (``merge_touched``). Returns the lowest code over all parts (NONE: the analysis is over), or
+    (``merge_blocks``). Returns the lowest code over all parts (NONE: the analysis is over), or
     -1 where a loss would lie beyond MAX_LEVEL.
 
     A part's decided positions are taken BATCH at a time (``settle_batch``): their un-moves'
@@ -291,7 +291,7 @@ def level_step(level, value, ext, count, parts, order, part_of, lowest, part_low
             overflow[c] |= settle_batch(code, preds, others, ends, npos, twin, value, ext, count, touched, ix)
     if overflow.any():
         return -1
-    return merge_touched(lowest, part_low, touched)
+    return merge_blocks(lowest, part_low, touched)
 
 
 def interleave(parts, offsets, sizes):
@@ -353,7 +353,7 @@ def settle_batch(code, preds, others, ends, npos, twin, value, ext, count, touch
 
 
 @nb.njit(cache=True, parallel=True)
-def merge_touched(lowest, part_low, touched):
+def merge_blocks(lowest, part_low, touched):
     """After a level step: each block's lowest code with what other threads' parts scheduled in
     it (``touched``, reset to NONE), and each part's; returns the lowest over all parts (NONE:
     nothing left)."""
@@ -365,6 +365,19 @@ def merge_touched(lowest, part_low, touched):
             low = min(low, lowest[k])
         part_low[c] = low
     return part_low.min() if part_low.shape[0] else NONE
+
+
+@helper
+def merge_touched(lowest, touched):
+    """``merge_blocks`` where each part is one block (the history rule's engine): each part's
+    lowest code with what other threads' parts scheduled in it (``touched``, reset to NONE);
+    returns the lowest over all parts (NONE: nothing left)."""
+    first = NONE
+    for c in range(lowest.shape[0]):
+        lowest[c] = min(lowest[c], touched[c])
+        touched[c] = NONE
+        first = min(first, lowest[c])
+    return first
 
 
 @nb.njit(cache=True, parallel=True)

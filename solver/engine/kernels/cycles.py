@@ -86,7 +86,8 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
     """The moves of every position of tier (a, b, ha, hb) under Lasker's rule, after
     ``placements.placement_pass`` has left in ``value`` what its placements give where the mover
     has men in hand (else ``value`` is written here, DUP at each slot that is not canonical). Only
-    the moves that close a mill are listed (``open_mills``, ``closed_by``): those that remove leave
+    the moves that close a mill are listed (``mover_targets``, once for each run of slots that
+    share the mover's men): those that remove leave
     the group, their successors ranked and read here (``succ[MOVE + k]``), each row as
     ``generate_moves`` lists it. The others stay inside and are counted: with a popcount where the
     opponent's men have no symmetry (no two moves then reach one slot), else by ranking them
@@ -96,8 +97,7 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
     ``ext`` and their count. Rules where a mill wins, a full board draws or a blocked side passes
     take ``placing.tier_pass`` and ``summarise`` instead. Returns the successors that found no
     stored position."""
-    n, adj, point_mills, mill_masks = g.n, g.adj, g.point_mills, g.mill_masks
-    full = (np.int64(1) << n) - 1
+    n, point_mills, mill_masks = g.n, g.point_mills, g.mill_masks
     flying = g.opts[OPT_FLY] != 0 and a + ha == 3
     places = ha > 0
     slots = value.shape[0]
@@ -110,9 +110,15 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
         syms = np.empty(SYMS, dtype=np.int64)
         third = np.empty(mill_masks.shape[0], dtype=np.int64)
         pair = np.empty(mill_masks.shape[0], dtype=np.int64)
+        # per man of the mover: where it may go and where it would close a mill, the opponent's
+        # men aside (``mover_targets``); the same for a run of slots, which share the mover's men
+        points = np.empty(a, dtype=np.int64)
+        goes = np.empty(a, dtype=np.int64)
+        closes = np.empty(a, dtype=np.int64)
         lo = c * CHUNK
         m, o = unrank_position(a, b, lo, ix)
         rep, r = lo // per, lo % per
+        last_m = np.int64(-1)
         for s in range(lo, min(slots, lo + CHUNK)):
             if s > lo:  # each slot's position follows from the one before
                 m, o, r, rep = next_position(a, b, m, o, r, rep, ix)
@@ -126,19 +132,17 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
                     value[s] = DUP
                     continue
                 key = 0
-            empty = full & ~(m | o)
-            nopen = open_mills(m, empty, mill_masks, third, pair)
+            if m != last_m:
+                mover_targets(m, flying, points, goes, closes, third, pair, g)
+                last_m = m
             moves = 0
             closing = 0  # moves that close a mill
-            f = m
-            while f:
-                lowf = f & -f
-                f ^= lowf
-                frm = ctz(lowf)
-                t = empty if flying else adj[frm] & empty
-                moves += popcount(t)
+            for i in range(a):
+                frm = points[i]
+                lowf = np.int64(1) << frm
+                moves += popcount(goes[i] & ~o)
                 # only the moves that close a mill are listed; the others are counted above
-                t &= closed_by(lowf, nopen, third, pair)
+                t = closes[i] & ~o
                 closing += popcount(t)
                 while t:
                     lowt = t & -t
@@ -166,6 +170,27 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
                 ext[s] = value_of(key)
                 count[s] = k
     return bad.sum()
+
+
+@helper
+def mover_targets(m, flying, points, goes, closes, third, pair, g):
+    """For each man of ``m`` (``points[i]``, lowest first): the points it may go to with the
+    opponent's men left out (``goes[i]``: every point not m's where it flies, else its neighbours
+    not m's), and those of them where it closes a mill (``closes[i]``: the third point of a mill
+    whose other two are m's and not its own, as ``open_mills`` and ``closed_by`` find them). A
+    position (m, o) then moves to ``goes[i] & ~o`` and closes at ``closes[i] & ~o``."""
+    full = (np.int64(1) << g.n) - 1
+    nopen = open_mills(m, full & ~m, g.mill_masks, third, pair)
+    f = m
+    i = 0
+    while f:
+        lowf = f & -f
+        f ^= lowf
+        frm = ctz(lowf)
+        points[i] = frm
+        goes[i] = full & ~m if flying else g.adj[frm] & ~m
+        closes[i] = goes[i] & closed_by(lowf, nopen, third, pair)
+        i += 1
 
 
 @helper

@@ -61,9 +61,9 @@ declare -A PLAIN=([viking-ban]="--rules viking" [standard-ban]="--rules standard
 # Lasker's database (about 53 GiB) and Morabaraba's (about 45 GiB) do not fit beside it in the
 # roughly 77 GB this machine has for data; its checksums, statistics and book are in the
 # repository, and `morris solve --whole-game`, then `morris rank`, rebuild it in about 4 hours)
-# Morabaraba before Lasker: Lasker's cycling groups run at 6.83 M positions/s at men=6 against
+# Morabaraba before Lasker: Lasker's cycling groups run at 7.2 M positions/s at men=6 against
 # 11 M at men=5 (benchmarks/RESULTS.md, 2026-11-27 from 16:38), so its placing phase would take
-# about 7 hours as the engine stands; its levels are being made faster first.
+# about 6.3 hours as the engine stands; its levels are being made faster first.
 # Before each solve, benchmarks/disk_check.py asks the dry run what is left to write: a game that
 # does not fit is passed over with a line saying so, and the chain goes on with the next.
 ORDER=(no-flying viking ultra per-mill optional passes diagonal drop-standard morabaraba lasker viking-ban standard-ban)

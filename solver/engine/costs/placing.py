@@ -40,11 +40,11 @@ GRAPH_BYTES_PER_EDGE = 8 + 8  # a successor and a predecessor
 REFERENCE_RATE = 13.0e6
 # A cycling group (Lasker's rule) costs more per position: its moves are judged beside its
 # placements, then its levels run, and those grow dearer with the group: lasker -o men=5 ran at
-# 11.0 M positions/s, men=6 (135 groups, 588 M positions) at 6.83 M (benchmarks/bench_cycles.py,
+# 11.0 M positions/s, men=6 (135 groups, 588 M positions) at 7.20 M (benchmarks/bench_cycles.py,
 # RESULTS.md 2026-11-27 from 16:38), against the placement pass's 17 M on the standard board's
 # men=5 tiers (2026-11-26), on the same host. The larger groups' figure is taken; the 10-men
 # groups, larger still, may run slower.
-CYCLE_SLOWDOWN = 17.0 / 6.83
+CYCLE_SLOWDOWN = 17.0 / 7.20
 
 
 @dataclass

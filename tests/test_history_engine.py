@@ -232,6 +232,28 @@ def test_a_run_that_keeps_one_group_frees_the_groups_before():
     assert len(before) == 3 and all(r() is None for r in before)
 
 
+def test_the_parts_are_spread_so_that_each_thread_gets_both_halves():
+    """``spread_order`` takes the parts of a subspace and its twin alternately, each half in its own
+    order: a level's decisions lie almost all in one half, and the threads split the order in
+    equal runs, so each run must hold its share of both halves (a run per half left one thread
+    with the level's work)."""
+    from solver.history.solve import spread_order
+
+    parts = np.array([(3, 5, lo, min(1000, lo + 64)) for lo in range(0, 1000, 64)]
+                     + [(5, 3, lo, min(2600, lo + 64)) for lo in range(0, 2600, 64)], dtype=np.int64)
+    order = spread_order(parts)
+    assert sorted(order.tolist()) == list(range(len(parts)))
+    for runs in (2, 4):
+        for run in np.array_split(order, runs):
+            for half in ((3, 5), (5, 3)):
+                mine = (parts[run, 0] == half[0]).sum()
+                total = (parts[:, 0] == half[0]).sum()
+                assert abs(mine - total / runs) <= 1.5, (runs, half, mine, total)
+    for half in ((3, 5), (5, 3)):  # each half in its own order
+        los = parts[order][parts[order, 0] == half[0], 2]
+        assert (np.diff(los) > 0).all()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("reading", READINGS)
 def test_standard_board_three_men_whole_equals_the_reference(reading):

@@ -299,9 +299,11 @@ def count_slot(x, y, rows, kids, facts, lists, tmp, own, msyms, info, counts, bf
 
 
 @nb.njit(cache=True, parallel=True)
-def init_group(parts, info, counts, bfirst, value, count, sinfo, scounts, sbfirst, svalues, lowest, ht, ix, g, err):
-    """Judge every state of the group's parts; ``lowest[c]``: the lowest code part c schedules."""
-    for c in nb.prange(parts.shape[0]):
+def init_group(parts, spread, info, counts, bfirst, value, count, sinfo, scounts, sbfirst, svalues, lowest, ht, ix, g, err):
+    """Judge every state of the group's parts, taken in the order ``spread`` (``spread_order``);
+    ``lowest[c]``: the lowest code part c schedules."""
+    for r in nb.prange(parts.shape[0]):
+        c = spread[r]
         a, b, lo, hi = parts[c, 0], parts[c, 1], parts[c, 2], parts[c, 3]
         rows, facts, lists, tmp = judge_scratch()
         syms, bans, pends, codes = scratch()
@@ -443,13 +445,15 @@ def sort_by(keys, k, order):
 
 
 @nb.njit(cache=True, parallel=True)
-def level_step(level, parts, part0, info, counts, bfirst, value, count, lowest, touched, ht, ix, g, err):
-    """Settle ``level`` over the group (see the module's note); ``lowest[c]``: the lowest code
-    part c holds or schedules above the last level. Returns the lowest code left (NONE: done)."""
+def level_step(level, parts, spread, part0, info, counts, bfirst, value, count, lowest, touched, ht, ix, g, err):
+    """Settle ``level`` over the group (see the module's note), its parts taken in the order
+    ``spread`` (``spread_order``); ``lowest[c]``: the lowest code part c holds or schedules above the last
+    level. Returns the lowest code left (NONE: done)."""
     code = level + 1
     wins = level % 2 == 1
     nparts = parts.shape[0]
-    for c in nb.prange(nparts):
+    for r in nb.prange(nparts):
+        c = spread[r]
         if lowest[c] > code:
             continue
         a, b, lo, hi = parts[c, 0], parts[c, 1], parts[c, 2], parts[c, 3]

@@ -319,3 +319,30 @@ def test_the_dry_run_states_the_disk_a_save_takes():
     assert plan["event"] == "plan" and 0 < plan["checkpoint_bytes"] <= 3 * plan["states"]
     text = run("solve", *RULES, "--max-men", "3", "--dry-run")
     assert f"up to about {round(2 * plan['checkpoint_bytes'] / 2**20):,} MiB of disk while a save is made" in text.output
+
+
+def test_the_dry_run_times_the_states_left_at_the_engines_rate(tmp_path, monkeypatch):
+    """``--dry-run`` under the history rule: the groups not yet in the database, their states at
+    the engine's rate on the reference machine times this machine's speed (fixed here), and
+    nothing of them once they are solved; the placing phase with ``--whole-game``."""
+    from solver.engine.costs import plan as costs
+    from solver.history.plan import REFERENCE_RATE, plan
+    from solver.history.run import moving_subspaces
+
+    monkeypatch.setattr(costs, "machine_speed", lambda progress_bar=None: (1e6, "fixed"))
+    rules = make_rules("six", ["men=3", "reclose=same-man"])
+    states = sum(g.states for g in plan(rules, moving_subspaces(rules, 3, False)))
+    db = tmp_path / "t.h5"
+
+    def dry(*more):
+        res = run("solve", *RULES, *more, "--db", str(db), "--dry-run", "--json")
+        assert res.exit_code == 0, res.output
+        return json.loads(res.stdout.splitlines()[-1])
+
+    before = dry("--max-men", "3")
+    assert before["moving_seconds"] == round(states / REFERENCE_RATE * 1e6) > 0 and before["placing_seconds"] == 0
+    assert "x 1000000.00 for this one" in before["rate_source"]
+    assert "estimated time:" in run("solve", *RULES, "--max-men", "3", "--db", str(db), "--dry-run").output
+    assert run("solve", *RULES, "--max-men", "3", "--db", str(db)).exit_code == 0
+    assert dry("--max-men", "3")["moving_seconds"] == 0
+    assert dry("--whole-game")["placing_seconds"] > 0

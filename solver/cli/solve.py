@@ -203,6 +203,7 @@ def solve_history_rule(rules, max_men, whole_game, extended, db_path, threads, d
             # a long group's levels saved beside the database (twice that while a save replaces the last)
             "checkpoint_bytes": round(SAVE_STATE * largest),
         }
+        plan.update(history_time(rules, subs, whole_game, db_path))
         if as_json:
             echo_json(plan)
         else:
@@ -213,6 +214,13 @@ def solve_history_rule(rules, max_men, whole_game, extended, db_path, threads, d
                 f"its removals read: about {mib(need):,} MiB at the peak, of {mib(allowed):,} MiB allowed; "
                 f"a long group's levels saved beside the database: up to about {mib(2 * plan['checkpoint_bytes']):,} MiB of disk while a save is made"
             )
+            if "seconds" in plan:
+                click.echo(
+                    f"estimated time: {plan['seconds'] / 60:,.1f} min left to solve"
+                    + (f" ({plan['moving_seconds'] / 60:,.1f} min for the moving phase's states, {plan['placing_seconds'] / 60:,.1f} min "
+                       "for the placing phase)" if whole_game else "")
+                    + f": {plan['rate_source']}"
+                )
         check_memory(rules, subs, parse_size(max_memory) if max_memory else None)
         return
     t0 = time.perf_counter()
@@ -232,6 +240,36 @@ def solve_history_rule(rules, max_men, whole_game, extended, db_path, threads, d
     report_rows(rows, time.perf_counter() - t0, db_path, rules, as_json, noun, columns=("states", "seconds", "status"), **({"game_value": line} if whole_game else {}))
     if line and not as_json:
         click.echo(line)
+
+
+def history_time(rules, subs, whole_game: bool, db_path) -> dict:
+    """The dry run's time for the history rule: the states of the groups not yet in the database
+    at the history engine's rate (``history.plan.REFERENCE_RATE``), and the placing phase's
+    positions at the plain engine's, both scaled by this machine's speed timed now; nothing where
+    the speed cannot be timed."""
+    from ..engine.costs.placing import plan_placing
+    from ..engine.costs.plan import machine_speed
+    from ..history.plan import REFERENCE_RATE, plan, solve_seconds
+    from ..history.tables import plain_rules
+    from ..storage.database import Database
+    from ..storage.files import exists
+
+    speed, _ = machine_speed()
+    if speed is None:
+        return {}
+    groups = plan(rules, subs)
+    done_tiers = set()
+    if exists(db_path):
+        with Database(db_path, rules) as db:
+            groups = [g for g in groups if not all(db.has(*s) for s in g.group)]
+            done_tiers = {t.tier for t in db.tiers()}
+    moving = solve_seconds(groups, speed)
+    placing = sum(r["seconds"] for r in plan_placing(plain_rules(rules), False, done_tiers, speed=speed).rows) if whole_game else 0.0
+    return {
+        "seconds": round(moving + placing), "moving_seconds": round(moving), "placing_seconds": round(placing),
+        "rate_source": f"{REFERENCE_RATE / 1e6:.2f} M states/s on the reference machine (Viking's ban, 5-6 with 6-5) x {speed:.2f} "
+        "for this one (timed now); the largest groups may run slower",
+    }
 
 
 def job_event(kind: str, rows) -> dict:

@@ -34,6 +34,12 @@ from .tables import history_tables
 GROUP_STATE, INPUT_STATE, SLOT = 3, 1, 1.25  # the solve: bytes a state of the group, of its inputs; a slot of either
 WRITE_STATE, WRITE_HALF_SLOT, WRITE_HALF_EXTRA = 2, 2, 2  # the write: the group's values; the half's plain values, side values
 BASE = 768 << 20  # (measured: 721 MiB at the peak of the Viking moving phase to 5 men, whose largest group holds 200 MiB)
+# States a second of the solve (index, judging and levels) on the reference machine
+# (``engine.costs.reference_run.HOST``): Viking with the same-man ban, its group 5-6 with 6-5,
+# 242,276,904 states in 429.1 s on this project's 2-core VM, 2026-11-27 (946ef46, quiet), whose
+# ``morris solve --dry-run`` put it at 1.07 times the reference's seconds that day. The largest
+# group measured; the 9-men groups, up to 13 times larger, may run slower.
+REFERENCE_RATE = 242_276_904 / 429.1 * 1.07
 
 
 @nb.njit(cache=True)
@@ -103,3 +109,9 @@ def plan(rules: RuleSet, subspaces, sample: int = 20_000, seed: int = 1) -> list
             )
         )
     return out
+
+
+def solve_seconds(groups: list[GroupPlan], speed: float) -> float:
+    """Seconds of solving ``groups`` on a machine of ``speed`` (its seconds per second of the
+    reference machine): their states at ``REFERENCE_RATE``."""
+    return sum(g.states for g in groups) / REFERENCE_RATE * speed

@@ -177,6 +177,13 @@ def time_machine(rules: RuleSet, progress_bar: ProgressBar | None = None) -> tup
     return rate, source, {pair_name(a, b): row.wall for (a, b), row in zip(chain, report.rows)}
 
 
+def machine_speed(progress_bar: ProgressBar | None = None) -> tuple[float | None, str]:
+    """This machine's seconds per second of the reference run (``reference_run.HOST``), from the
+    reference rules' chain timed now, and where that comes from (None where nothing compares)."""
+    standard = get_rules(reference_run.RULES)
+    return reference_factor(standard, time_machine(standard, progress_bar)[2])
+
+
 class _NoBar:
     def __init__(self, total: int, desc: str):
         pass

@@ -371,6 +371,17 @@ def predecessors(m, o, ban, pend, info, counts, bfirst, part0, ht, ix, g, syms, 
     k = 0
     for u in range(nu):
         frm, to, xp, slot, gg = un[u, 0], un[u, 1], un[u, 2], un[u, 3], un[u, 4]
+        n = counts[c0 + slot]
+        if n == 1 and ban == 0:
+            # a position without records: its plain state is the one predecessor, and no record
+            # needs listing (a live ban would have made it a state of the position: n > 1)
+            if k >= qs.shape[0]:
+                return -1
+            qs[k] = first_state(a_, b_, slot, info, counts, bfirst)
+            qparts[k] = part0[a_, b_] + slot // PART
+            qm[k] = xp
+            k += 1
+            continue
         nly = list_records(y, xp, ht, ylist)
         # y's pending record before the move: this state's active one, or, where there is
         # none, none or one the move killed by filling its point

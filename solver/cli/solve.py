@@ -194,16 +194,18 @@ def solve_history_rule(rules, max_men, whole_game, extended, db_path, threads, d
     if dry_run:
         from ..machine import machine_memory
         from ..history.checkpoint import SAVE_STATE
-        from ..history.run import estimate_bytes
+        from ..history.plan import plan as history_plan
+        from ..history.run import estimate_bytes, estimate_seconds
 
-        (need, states, largest), allowed = estimate_bytes(rules, subs), parse_size(max_memory) if max_memory else machine_memory()
+        groups = history_plan(rules, subs)  # (sampled once for the memory and the time)
+        (need, states, largest), allowed = estimate_bytes(rules, subs, groups), parse_size(max_memory) if max_memory else machine_memory()
         plan = {
             "event": "plan", "rules": rules.to_dict(), "database": str(db_path), "subspaces": len(closure(rules, subs)),
             "states": round(states), "peak_bytes": need, "memory_bytes": allowed,
             # a long group's levels saved beside the database (twice that while a save replaces the last)
             "checkpoint_bytes": round(SAVE_STATE * largest),
         }
-        plan.update(history_time(rules, subs, whole_game, db_path))
+        plan.update(estimate_seconds(rules, groups, whole_game, db_path))
         if as_json:
             echo_json(plan)
         else:
@@ -221,7 +223,7 @@ def solve_history_rule(rules, max_men, whole_game, extended, db_path, threads, d
                        "for the placing phase)" if whole_game else "")
                     + f": {plan['rate_source']}"
                 )
-        check_memory(rules, subs, parse_size(max_memory) if max_memory else None)
+        check_memory(rules, subs, parse_size(max_memory) if max_memory else None, groups)
         return
     t0 = time.perf_counter()
 
@@ -240,36 +242,6 @@ def solve_history_rule(rules, max_men, whole_game, extended, db_path, threads, d
     report_rows(rows, time.perf_counter() - t0, db_path, rules, as_json, noun, columns=("states", "seconds", "status"), **({"game_value": line} if whole_game else {}))
     if line and not as_json:
         click.echo(line)
-
-
-def history_time(rules, subs, whole_game: bool, db_path) -> dict:
-    """The dry run's time for the history rule: the states of the groups not yet in the database
-    at the history engine's rate (``history.plan.REFERENCE_RATE``), and the placing phase's
-    positions at the plain engine's, both scaled by this machine's speed timed now; nothing where
-    the speed cannot be timed."""
-    from ..engine.costs.placing import plan_placing
-    from ..engine.costs.plan import machine_speed
-    from ..history.plan import REFERENCE_RATE, plan, solve_seconds
-    from ..history.tables import plain_rules
-    from ..storage.database import Database
-    from ..storage.files import exists
-
-    speed, _ = machine_speed()
-    if speed is None:
-        return {}
-    groups = plan(rules, subs)
-    done_tiers = set()
-    if exists(db_path):
-        with Database(db_path, rules) as db:
-            groups = [g for g in groups if not all(db.has(*s) for s in g.group)]
-            done_tiers = {t.tier for t in db.tiers()}
-    moving = solve_seconds(groups, speed)
-    placing = sum(r["seconds"] for r in plan_placing(plain_rules(rules), False, done_tiers, speed=speed).rows) if whole_game else 0.0
-    return {
-        "seconds": round(moving + placing), "moving_seconds": round(moving), "placing_seconds": round(placing),
-        "rate_source": f"{REFERENCE_RATE / 1e6:.2f} M states/s on the reference machine (Viking's ban, 5-6 with 6-5) x {speed:.2f} "
-        "for this one (timed now); the largest groups may run slower",
-    }
 
 
 def job_event(kind: str, rows) -> dict:

@@ -46,19 +46,47 @@ def moving_subspaces(rules: RuleSet, max_men: int | None, whole_game: bool) -> l
     return sorted({s for a, b in pairs_up_to(max_men) for s in ((a, b), (b, a))})
 
 
-def estimate_bytes(rules: RuleSet, subspaces) -> tuple[int, float, float]:
+def estimate_bytes(rules: RuleSet, subspaces, groups=None) -> tuple[int, float, float]:
     """(peak bytes, states, the largest group's states) of the solve of ``subspaces`` and what
     they lead to: the largest group with the subspaces it reads (``plan.plan``: states estimated
-    from a sample of slots), as ``solve_moving`` holds them, one group at a time."""
+    from a sample of slots, or ``groups`` where that plan is made already), as ``solve_moving``
+    holds them, one group at a time."""
     from .plan import plan
 
-    groups = plan(rules, subspaces)
+    groups = plan(rules, subspaces) if groups is None else groups
     return int(max((g.bytes for g in groups), default=0)), sum(g.states for g in groups), max((g.states for g in groups), default=0)
 
 
-def check_memory(rules: RuleSet, subspaces, limit: int | None) -> int:
+def estimate_seconds(rules: RuleSet, groups, whole_game: bool, db_path) -> dict:
+    """The dry run's time: the states of the ``groups`` (``plan.plan``) not yet in the database at
+    the history engine's rate (``plan.REFERENCE_RATE``), and with ``whole_game`` the placing
+    phase's positions at the plain engine's, both scaled by this machine's speed timed now;
+    nothing where the speed cannot be timed."""
+    from ..engine.costs.placing import plan_placing
+    from ..engine.costs.plan import machine_speed
+    from ..storage.files import exists
+    from .plan import REFERENCE_RATE, solve_seconds
+
+    speed, _ = machine_speed()
+    if speed is None:
+        return {}
+    done_tiers = set()
+    if exists(db_path):
+        with Database(db_path, rules) as db:
+            groups = [g for g in groups if not all(db.has(*s) for s in g.group)]
+            done_tiers = {t.tier for t in db.tiers()}
+    moving = solve_seconds(groups, speed)
+    placing = sum(r["seconds"] for r in plan_placing(plain_rules(rules), False, done_tiers, speed=speed).rows) if whole_game else 0.0
+    return {
+        "seconds": round(moving + placing), "moving_seconds": round(moving), "placing_seconds": round(placing),
+        "rate_source": f"{REFERENCE_RATE / 1e6:.2f} M states/s on the reference machine (Viking's ban, 5-6 with 6-5) x {speed:.2f} "
+        "for this one (timed now); the largest groups may run slower",
+    }
+
+
+def check_memory(rules: RuleSet, subspaces, limit: int | None, groups=None) -> int:
     """PlanError (one line) where the estimate exceeds ``limit`` (or the machine's memory)."""
-    (need, states, _), allowed = estimate_bytes(rules, subspaces), limit or machine_memory()
+    (need, states, _), allowed = estimate_bytes(rules, subspaces, groups), limit or machine_memory()
     if need > allowed:
         raise PlanError(
             f"the history rule's engine needs about {mib(need):,} MiB for its largest group of these subspaces "

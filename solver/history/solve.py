@@ -14,6 +14,7 @@ import time
 
 import numpy as np
 
+from ..engine.kernels.cycles import interleave
 from ..errors import RulesError
 from ..index.tables import board_index
 from ..rules.rulesets import RuleSet
@@ -329,11 +330,12 @@ def spread_order(parts: np.ndarray) -> np.ndarray:
     alternated, each in its own order. The threads split the parts in equal runs, and one level's
     decisions lie almost all in one half (after a loss in one, the wins are in its twin), which a
     run per half would leave to one thread (Viking's 3-5 with 5-3 took as long on two threads as
-    on one)."""
-    half = parts[:, 0] * MEN + parts[:, 1]
-    size = np.zeros(MEN * MEN, dtype=np.int64)
-    np.maximum.at(size, half, parts[:, 3])
-    return np.lexsort((half, parts[:, 2] / np.maximum(size[half], 1))).astype(np.int64)
+    on one). Lasker's groups are taken so too: ``cycles.interleave``."""
+    halves, half = np.unique(parts[:, 0] * MEN + parts[:, 1], return_inverse=True)
+    sizes = np.zeros(len(halves), dtype=np.int64)
+    np.maximum.at(sizes, half, parts[:, 3])
+    # (cycles' parts: start, stop and tier, its start counted from offsets[tier]; here each half's own)
+    return interleave(np.column_stack((parts[:, 2], parts[:, 3], half)), np.zeros(len(halves), dtype=np.int64), sizes)
 
 
 def compact(h: HistorySubspace) -> HistorySubspace:

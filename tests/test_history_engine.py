@@ -254,6 +254,51 @@ def test_the_parts_are_spread_so_that_each_thread_gets_both_halves():
         assert (np.diff(los) > 0).all()
 
 
+
+@pytest.mark.parametrize("reading", READINGS)
+def test_counts_made_when_judged_equal_the_ranked_ones(reading, monkeypatch):
+    """Where the next mover's men have no symmetry, a state's count is its moves inside, set when
+    it is judged; elsewhere it waits for ``count_slot``, which ranks every successor and keeps the
+    distinct ones. Each count set when judged must equal what ``count_slot`` makes of the same
+    state (the six board has many symmetric positions: a count of moves where two moves lead to
+    one state would never reach 0, and the state would stay a draw)."""
+    from solver.history import kernels as k
+    from solver.history.states import C0, first_state, scratch, slot_states
+    from solver.index.kernels import SYMMETRIC
+
+    rules = make_rules("six", [f"reclose={reading}", "men=4"])
+    seen = {"set": 0, "waits": 0}
+    init = k.init_group
+
+    def checked(parts, spread, info, counts, bfirst, value, count, *rest):
+        init(parts, spread, info, counts, bfirst, value, count, *rest)
+        ht, ix, g = rest[-4], rest[-3], rest[-2]
+        ranked = np.full_like(count, k.UNKNOWN)
+        rows, kids, _, _, _, _, _, _, _, _, _, facts, lists, tmp, own2, _ = k.level_scratch()
+        syms, bans, pends, codes = scratch()
+        syms2, bans2, pends2, own = scratch()
+        for a, b in {(int(p[0]), int(p[1])) for p in parts}:
+            for s in range(int(info[a, b, 1])):
+                n = int(counts[info[a, b, C0] + s])
+                t = first_state(a, b, s, info, counts, bfirst)
+                if n == 0 or not any(value[t + j] >= k.PEND_BASE and value[t + j] != k.PEND_NOLOSS for j in range(n)):
+                    continue
+                m, o = slot_states(a, b, s, n, ht, ix, bans2, pends2, syms2, own)
+                assert k.count_slot(m, o, rows, kids, facts, lists, tmp, own2, syms, info, counts, bfirst, value, ranked, ht, ix, g,
+                                    syms2, bans, pends, codes) == 0
+                for j in range(n):
+                    if value[t + j] < k.PEND_BASE or value[t + j] == k.PEND_NOLOSS:
+                        continue
+                    symmetric = bool(ix.mask_info[o] & SYMMETRIC)
+                    assert (count[t + j] == k.UNKNOWN) == symmetric, (a, b, s, j)
+                    if not symmetric:
+                        assert count[t + j] == ranked[t + j], (a, b, s, j, int(count[t + j]), int(ranked[t + j]))
+                    seen["waits" if symmetric else "set"] += 1
+
+    monkeypatch.setattr(k, "init_group", checked)
+    solve_moving(rules, [(4, 4)])
+    assert seen["set"] > 1000 and seen["waits"] > 100, seen
+
 @pytest.mark.slow
 @pytest.mark.parametrize("reading", READINGS)
 def test_standard_board_three_men_whole_equals_the_reference(reading):

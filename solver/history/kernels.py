@@ -3,9 +3,10 @@
 The method of ``engine.kernels.cycles`` on states instead of positions, three bytes a state:
 ``value`` (the stored code once decided; a later code while a decision is scheduled; while
 undecided, what its removals give, at PEND_BASE and above) and ``count`` (the
-distinct successor states inside the group not yet known to be wins for the opponent; UNKNOWN
-until a win first reaches the state, which counts them then, ``count_slot``: most states of the
-large subspaces are draws that nothing reaches).
+distinct successor states inside the group not yet known to be wins for the opponent: its moves
+inside, counted when it is judged, where the next mover's men have no symmetry (then each move
+leads to a state of its own); else UNKNOWN until a win first reaches the state, which ranks its
+successors then, ``count_slot``).
 
 ``init_group`` judges every state by its moves: those that remove a man lead into smaller
 subspaces already solved (the input store); a win among them is scheduled at once (unless a
@@ -37,6 +38,7 @@ import numpy as np
 from ..engine.kernels.atomic import atomic_cas, atomic_fetch_sub, atomic_min
 from ..engine.kernels.cycles import NONE, merge_touched
 from ..engine.kernels.successors import mill_keeps_men
+from ..index.kernels import SYMMETRIC
 from ..jit import helper, prefetch
 from ..rules.bits import ctz, popcount
 from ..rules.movegen import MAX_MOVES, OPT_FULL_DRAW, apply_move, generate_moves
@@ -123,13 +125,15 @@ def judge_position(m, o, n, own, out_v, out_c, t, rows, facts, lists, tmp, info,
     into out_v/out_c[t ...]: the moves generated and the positions their removals lead to ranked
     once for all of them; each state then drops what its ban forbids, places those successors
     among their positions' states by the records' lists (``rank_in_lists``) and schedules the
-    removals' outcome where it decides. Its moves inside the group are only noted: their count
-    waits for the first win to reach the state (``count_slot``)."""
+    removals' outcome where it decides. Its moves inside the group are only counted: that is its
+    count where o has no symmetry, else the count waits for the first win to reach the state
+    (``count_slot``)."""
     if g.opts[OPT_FULL_DRAW] and (m | o) == ht.full:
         for j in range(n):
             out_v[t + j] = PENDING  # a full board draws (full-board=draw)
             out_c[t + j] = 0
         return
+    prefetch(ix.mask_info, o)  # (read below: whether o has a symmetry)
     n_rows = generate_moves(m, o, 0, 0, g, rows)
     used = 0
     for r in range(n_rows):
@@ -142,7 +146,7 @@ def judge_position(m, o, n, own, out_v, out_c, t, rows, facts, lists, tmp, info,
             continue
         f[5] = 1 if rows[r, 2] < 0 else 2
         if f[5] == 1:
-            continue  # inside the group: counted when a win first reaches the state (``count_slot``)
+            continue  # inside the group: counted below, or when a win first reaches the state (``count_slot``)
         mc, oc, slot, nsym = canonical_position(o2, after, ix, syms)
         a2, b2 = popcount(o2), popcount(after)
         if sinfo[a2, b2, V0] < 0 or scounts[sinfo[a2, b2, C0] + slot] == 0:
@@ -161,6 +165,10 @@ def judge_position(m, o, n, own, out_v, out_c, t, rows, facts, lists, tmp, info,
             mapped_sorted(tmp, no, syms[0], ht, lists[used + nm :])
             f[8], f[9], f[10] = used, nm, no
             used += nm + no
+    # The moves inside lead to distinct states where no symmetry but the identity fixes o, the
+    # next mover's men: the successors (o, m - frm + to) are distinct positions, and only a
+    # symmetry fixing o could make two of them one slot (as ``successors.count_internal`` has it)
+    distinct = (ix.mask_info[o] & SYMMETRIC) == 0
     for j in range(n):
         ban = own[j] >> CODE_BITS
         pend = own[j] & PEND_MASK
@@ -194,7 +202,10 @@ def judge_position(m, o, n, own, out_v, out_c, t, rows, facts, lists, tmp, info,
         elif inside == 0:
             v, c = (PENDING if e == NOLOSS else e + 1), 0
         else:
-            v, c = (PEND_NOLOSS if e == NOLOSS else PEND_BASE + e), UNKNOWN  # what the removals give, kept for the moment the count ends
+            # what the removals give, kept for the moment the count ends; the count itself is the
+            # moves inside where the next mover's men have no symmetry (``distinct``), else made
+            # when a win first reaches the state (``count_slot``)
+            v, c = (PEND_NOLOSS if e == NOLOSS else PEND_BASE + e), (inside if distinct else UNKNOWN)
         out_v[t + j] = v
         out_c[t + j] = c
 

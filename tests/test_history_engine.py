@@ -254,7 +254,6 @@ def test_the_parts_are_spread_so_that_each_thread_gets_both_halves():
         assert (np.diff(los) > 0).all()
 
 
-
 @pytest.mark.parametrize("reading", READINGS)
 def test_counts_made_when_judged_equal_the_ranked_ones(reading, monkeypatch):
     """Where the next mover's men have no symmetry, a state's count is its moves inside, set when
@@ -284,12 +283,12 @@ def test_counts_made_when_judged_equal_the_ranked_ones(reading, monkeypatch):
                 if n == 0 or not any(value[t + j] >= k.PEND_BASE and value[t + j] != k.PEND_NOLOSS for j in range(n)):
                     continue
                 m, o = slot_states(a, b, s, n, ht, ix, bans2, pends2, syms2, own)
+                symmetric = bool(ix.mask_info[o] & SYMMETRIC)
                 assert k.count_slot(m, o, rows, kids, facts, lists, tmp, own2, syms, info, counts, bfirst, value, ranked, ht, ix, g,
                                     syms2, bans, pends, codes) == 0
                 for j in range(n):
                     if value[t + j] < k.PEND_BASE or value[t + j] == k.PEND_NOLOSS:
                         continue
-                    symmetric = bool(ix.mask_info[o] & SYMMETRIC)
                     assert (count[t + j] == k.UNKNOWN) == symmetric, (a, b, s, j)
                     if not symmetric:
                         assert count[t + j] == ranked[t + j], (a, b, s, j, int(count[t + j]), int(ranked[t + j]))
@@ -298,6 +297,7 @@ def test_counts_made_when_judged_equal_the_ranked_ones(reading, monkeypatch):
     monkeypatch.setattr(k, "init_group", checked)
     solve_moving(rules, [(4, 4)])
     assert seen["set"] > 1000 and seen["waits"] > 100, seen
+
 
 @pytest.mark.slow
 @pytest.mark.parametrize("reading", READINGS)

@@ -13,7 +13,8 @@
 # Each game G is solved into the database its rules name by default (data/viking.h5,
 # data/standard_removal-optional.h5: what `morris query --rules ...` reads) and leaves
 # data/G.jsonl (the solve's JSON lines), data/G.time.log (/usr/bin/time -v of each segment),
-# data/verify-G.jsonl (one line a checked tier) and data/verify-G.time.log, data/G.table.md (its
+# data/verify-G.jsonl (one line a checked tier) and data/verify-G.time.log, data/G.tamper.md and
+# .json (the verify of a few tiers with one value changed, benchmarks/tamper_check.py), data/G.table.md (its
 # row of the README's table), benchmarks/checksums/<database name>-whole.json,
 # benchmarks/rulesets/<database name>.json (what notebooks/old_rules.ipynb plots) and
 # solver/books/<database name> (the tiers with BOOK_HAND or more men in hand); a game of the
@@ -138,6 +139,9 @@ for name in "${names[@]}"; do
     echo "=== verify $(date -u +%FT%TZ)" >> "data/verify-$name.time.log"
     /usr/bin/time -v python benchmarks/verify_run.py --db "$db" --log "data/verify-$name.jsonl" 2>> "data/verify-$name.time.log"
     echo verified > "$step"
+    # and it fails where one value is changed (a scratch copy: the database is not written)
+    python benchmarks/tamper_check.py --db "$db" --json "data/$name.tamper.json" > "data/$name.tamper.md" \
+        || echo "$name: a changed value was NOT caught by the verify (data/$name.tamper.md)"
     if [[ -n "${PLAIN[$name]:-}" ]]; then
         # shellcheck disable=SC2086
         plain_db=$(default_db ${PLAIN[$name]})

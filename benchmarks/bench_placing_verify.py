@@ -5,6 +5,7 @@ solved whole-game database, in one process, alternating: each round solves the t
 (``morris verify --json`` gives a check's whole time). Not a test.
 
     python benchmarks/bench_placing_verify.py --db data/standard.h5 6-6-1-0 --threads 2 --rounds 2
+    python benchmarks/bench_placing_verify.py --db /tmp/l6.h5 5-5-1-1 --verify-only --generic
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ from solver.verify.check import _TierCheck
 @click.argument("tier")
 @click.option("--threads", type=int, default=None)
 @click.option("--rounds", default=2, show_default=True)
-def main(db_path: str, tier: str, threads: int | None, rounds: int) -> None:
+@click.option("--verify-only", is_flag=True, help="no solve (Lasker's cycling tiers: the placement pass is not their solve)")
+@click.option("--generic", is_flag=True, help="each round also verifies by generate_moves' list (fast_ok False), alternating")
+def main(db_path: str, tier: str, threads: int | None, rounds: int, verify_only: bool, generic: bool) -> None:
     if threads:
         numba.set_num_threads(threads)
     t = tuple(int(x) for x in tier.split("-"))
@@ -43,16 +46,20 @@ def main(db_path: str, tier: str, threads: int | None, rounds: int) -> None:
         items = pk.work_items(ix.n, a, b, int(tc.index.rep_count[b]), ix.binom)
         bad = np.full(16, -1, dtype=np.int64)
         out = np.empty_like(values)
-        pk.verify_tier_walk(a, b, ha, hb, 0, min(items, 50), tc.nblocks, values, succ, g, ix, ranks, pk.TABLED_FROM, bad, 16)  # compile
+        for fast_ok in (True, False):  # compile
+            pk.verify_tier_walk(a, b, ha, hb, 0, min(items, 50), tc.nblocks, values, succ, g, ix, ranks, pk.TABLED_FROM, fast_ok, bad, 16)
+        ways = [True, False] if generic else [True]
         for r in range(rounds):
-            t0, c0 = time.perf_counter(), time.process_time()
-            placements.placement_pass(a, b, ha, hb, out, succ, g, ix, ranks)
-            click.echo(f"round {r + 1} solve  {time.perf_counter() - t0:6.2f} s wall, {time.process_time() - c0:6.2f} s CPU; "
-                       f"equal to the database: {bool(np.array_equal(out, values))}")
-            t0, c0 = time.perf_counter(), time.process_time()
-            wrong, missed = pk.verify_tier_walk(a, b, ha, hb, 0, items, tc.nblocks, values, succ, g, ix, ranks, pk.TABLED_FROM, bad, 16)
-            click.echo(f"round {r + 1} verify {time.perf_counter() - t0:6.2f} s wall, {time.process_time() - c0:6.2f} s CPU; "
-                       f"mismatches {int(wrong)}, missed {int(missed)}")
+            if not verify_only:
+                t0, c0 = time.perf_counter(), time.process_time()
+                placements.placement_pass(a, b, ha, hb, out, succ, g, ix, ranks)
+                click.echo(f"round {r + 1} solve  {time.perf_counter() - t0:6.2f} s wall, {time.process_time() - c0:6.2f} s CPU; "
+                           f"equal to the database: {bool(np.array_equal(out, values))}")
+            for fast_ok in ways if r % 2 == 0 else ways[::-1]:
+                t0, c0 = time.perf_counter(), time.process_time()
+                wrong, missed = pk.verify_tier_walk(a, b, ha, hb, 0, items, tc.nblocks, values, succ, g, ix, ranks, pk.TABLED_FROM, fast_ok, bad, 16)
+                click.echo(f"round {r + 1} verify{'' if fast_ok else ' (generic)'} {time.perf_counter() - t0:6.2f} s wall, "
+                           f"{time.process_time() - c0:6.2f} s CPU; mismatches {int(wrong)}, missed {int(missed)}")
 
 
 if __name__ == "__main__":

@@ -347,7 +347,7 @@ WHOLE = {
     "three": ("three", []),
     "three-lasker": ("three", ["lasker=on"]),
     "six-4-lasker": ("six", ["men=4", "lasker=on"]),  # cycling groups, wins, draws and losses mixed
-    "six-4": ("six", ["men=4"]),  # placements alone: the walk's _expected_placing
+    "six-4": ("six", ["men=4"]),  # placements alone: the walk's _fold_placements
     "standard-3": ("standard", ["men=3"]),
     "lasker-3": ("lasker", ["men=3"]),
     "standard-4": ("standard", ["men=4"]),
@@ -493,8 +493,8 @@ def test_changed_placing_value_fails_the_command(whole_db, tmp_path):
 @pytest.mark.parametrize("key", ["six-4-lasker", "six-4", "six-4-per-mill", "six-5-per-mill"])
 def test_random_placing_changes_agree_with_the_direct_check(whole_db, tmp_path, key):
     """Changes anywhere in the tiers with men in hand of the six board with 4 men, with Lasker's
-    rule (moves from the tiers with men in hand: ``generate_moves``' list) and without
-    (placements alone: ``_expected_placing``; with optional removals and one per mill; and with 5
+    rule (moves from the tiers with men in hand: ``_fold_moves``) and without
+    (placements alone: ``_fold_placements``; with optional removals and one per mill; and with 5
     men, where a placement closes two mills at once), DUP markers included: the walk and the sweep
     count what the direct check counts, tier by tier (and nothing in the tiers left unchanged)."""
     src = whole_db(key)
@@ -612,12 +612,14 @@ def test_what_the_tier_sweep_relies_on_in_generate_moves(name, options):
                 assert mg.mills_formed(after, to, g.point_mills) > 0
 
 
-@pytest.mark.parametrize("key", ["six-4", "six-4-per-mill"])
+@pytest.mark.parametrize("key", ["six-4", "six-4-per-mill", pytest.param("six-4-lasker", marks=pytest.mark.slow)])
 def test_the_walk_ranks_removals_by_its_tables_as_without(whole_db, key):
     """The tier walk's removals ranked through the run's ``point_table`` (forced in every run:
     ``tabled_from`` 0; the six board's runs are shorter than ``TABLED_FROM``) and through
-    ``slot_with``: the same mismatches, slot for slot, on every tier with men in hand with random
-    values changed, and what the direct check finds in the slots of positions."""
+    ``slot_with``, its positions judged by the rules' own tests (``_expected_fast``) and by
+    ``generate_moves``' list (``fast_ok`` False): the same mismatches, slot for slot, on every tier
+    with men in hand with random values changed, and what the direct check finds in the slots of
+    positions. (``tests/test_verify_fast.py`` compares the two judges position by position.)"""
     from solver.index.compact import rank_tables
     from solver.tiers import successor_kinds, successors
     from solver.verify import placing_kernels as pk
@@ -638,11 +640,11 @@ def test_the_walk_ranks_removals_by_its_tables_as_without(whole_db, key):
                 v[slot] = rng.choice([0, 1, 2, 3, DUP])
             items = pk.work_items(ix.n, a, b, int(tc.index.rep_count[b]), ix.binom)
             got = []
-            for tabled_from in (0, 1 << 40):
+            for tabled_from, fast_ok in ((0, True), (1 << 40, True), (1 << 40, False)):
                 bad = np.full(64, -1, dtype=np.int64)
-                wrong, lost = pk.verify_tier_walk(a, b, ha, hb, 0, items, 4, v, succ, g, ix, rank_tables(), tabled_from, bad, 64)
+                wrong, lost = pk.verify_tier_walk(a, b, ha, hb, 0, items, 4, v, succ, g, ix, rank_tables(), tabled_from, fast_ok, bad, 64)
                 got.append((int(wrong), int(lost), sorted(bad.tolist())))
-            assert got[0] == got[1], t
+            assert got[0] == got[1] == got[2], t
             direct_wrong, direct_lost = pk.verify_tier_direct(a, b, ha, hb, v, succ, g, ix, np.full(64, -1, dtype=np.int64), 64)
             # the direct check also counts the slots of no position (DUP before) changed; the walk
             # leaves those to ``check_duplicates``

@@ -326,7 +326,7 @@ class _Run:
                 check.mismatches += int(
                     verify_from_twin(
                         a, b, r0, r1, nblocks, skip, marks if skip else NO_MARKS, v, twin, fewer1, fewer2, fewer3,
-                        g, ix, bad, MAX_LISTED,
+                        g, ix, rank_tables(), True, bad, MAX_LISTED,
                     )
                 )
                 progress(r1, runs)
@@ -496,7 +496,7 @@ class _TierCheck:
             step = max(1, CHUNK_SLOTS // min(pk.PIECE, int(ix.binom[ix.n - b, a])))  # items of about CHUNK_SLOTS slots
             for i0 in range(0, items, step):
                 i1 = min(items, i0 + step)
-                wrong, lost = pk.verify_tier_walk(a, b, ha, hb, i0, i1, nblocks, v, succ, g, ix, rank_tables(), pk.TABLED_FROM, bad, MAX_LISTED)
+                wrong, lost = pk.verify_tier_walk(a, b, ha, hb, i0, i1, nblocks, v, succ, g, ix, rank_tables(), pk.TABLED_FROM, True, bad, MAX_LISTED)
                 check.mismatches += int(wrong)
                 missed += int(lost)
                 progress(i1, items)

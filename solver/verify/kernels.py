@@ -75,12 +75,14 @@ from ..rules.movegen import (
     OPT_FLY,
     OPT_FULL_DRAW,
     OPT_MILL_WINS,
+    OPT_PASS,
     generate_moves,
     men_in_mills,
     mills_formed,
 )
 from .. import values
 from ..values import DUP
+from .moves import NO_WIN, TABLED_FROM, TWO_MILLS, fold_moves, setup_removals
 
 wins_in = helper(values.wins_in)  # the parity of solver.values, compiled here too (no engine kernel)
 
@@ -309,13 +311,33 @@ def _local_marks(a, o, base, per_twin, twin, syms, nsyms, fp, into, flies, local
 
 
 @helper
-def _check_batch(k, ms, js, slots, stored, flags, o, rep_o, syms, nsyms, per_twin, buf, values, skip, marks, local,
-                 over_rules, twin, fewer1, fewer2, fewer3, b, g, ix, err, c):
-    """Check the k positions (ms[i], o) of one batch (ms[i] at js[i] in the run). Their slots
-    are ranked first and their stored values read in a loop of their own, so that the scattered
-    reads overlap in memory. With ``skip``, a draw that neither ``marks`` (at its slot) nor
-    ``local`` (at js[i]) marks, that has a move and whose game no rule of its own ends, passes
-    without its successors (see the module's docstring)."""
+def _expected_fast(m, cm, o, rep_o, syms, nsyms, rem, twin, fewer1, g, ix):
+    """``expected_with_setup`` from the rules' own tests (``moves.fold_moves``; ``cm``: m as a set
+    of o's free points, ``rem``: the run's removals); TWO_MILLS where the position needs
+    ``generate_moves``' list (a move closing two mills under one removal per mill, a pass)."""
+    over = _game_over(m, o, g)
+    if over >= 0:
+        return over
+    win, loss, draw, moves = fold_moves(m, cm, o, 0, 0, rep_o, syms, nsyms, rem, twin, fewer1, g, ix, np.int64(NO_WIN), np.int64(0), False)
+    if win < 0:
+        return win
+    if moves == 0:
+        return TWO_MILLS if g.opts[OPT_PASS] else 1  # blocked: a loss in 0 (or the pass, listed)
+    if win < NO_WIN:
+        return win
+    return 0 if draw else loss
+
+
+@helper
+def _check_batch(k, ms, cms, js, slots, stored, flags, o, rep_o, syms, nsyms, per_twin, buf, values, skip, marks, local,
+                 over_rules, twin, fewer1, fewer2, fewer3, b, g, ix, err, c, fast, rem):
+    """Check the k positions (ms[i], o) of one batch (ms[i] at js[i] in the run; cms[i]: ms[i]
+    as a set of o's free points). Their slots are ranked first and their stored values read in a
+    loop of their own, so that the scattered reads overlap in memory. With ``skip``, a draw that
+    neither ``marks`` (at its slot) nor ``local`` (at js[i]) marks, that has a move and whose game
+    no rule of its own ends, passes without its successors (see the module's docstring). Where
+    ``fast``, a position's value comes from ``_expected_fast``, else (and where that cannot
+    serve) from ``generate_moves``' list."""
     for i in range(k):
         slots[i] = rank_position(ms[i], o, ix)
     for i in range(k):
@@ -326,24 +348,33 @@ def _check_batch(k, ms, js, slots, stored, flags, o, rep_o, syms, nsyms, per_twi
     for i in range(k):
         if skip and stored[i] == 0 and flags[i] == 0 and not over_rules and _mobile(ms[i], o, g.adj, ix.n):
             continue
-        want = expected_with_setup(ms[i], o, o, rep_o, syms, nsyms, per_twin, buf, twin, fewer1, fewer2, fewer3, b, g, ix)
+        want = TWO_MILLS
+        if fast:
+            want = _expected_fast(ms[i], cms[i], o, rep_o, syms, nsyms, rem, twin, fewer1, g, ix)
+        if want == TWO_MILLS:
+            want = expected_with_setup(ms[i], o, o, rep_o, syms, nsyms, per_twin, buf, twin, fewer1, fewer2, fewer3, b, g, ix)
         if stored[i] != want:
             _record(err, c, slots[i])
 
 
 @nb.njit(cache=True, parallel=True)
-def verify_from_twin(a, b, r0, r1, nblocks, skip, marks, values, twin, fewer1, fewer2, fewer3, g, ix, bad, max_bad):
+def verify_from_twin(a, b, r0, r1, nblocks, skip, marks, values, twin, fewer1, fewer2, fewer3, g, ix, ranks, fast_ok, bad, max_bad):
     """Check the canonical slots of (a, b) whose twin (b, a) slots lie in the runs of the twin's
     orbit minima r0 <= r < r1 (see the module's docstring), in ``nblocks`` blocks of runs;
     return the number of mismatches and add up to ``max_bad`` mismatched slots of (a, b) to
     ``bad`` (the first of each block). With ``skip``, the marked walk: ``marks`` (one byte per
     slot of (a, b)) holds the sweep's candidates of the moves with a removal, each run adds
-    those without (``_local_marks``), and the draws that neither marks pass as in the sweep."""
+    those without (``_local_marks``), and the draws that neither marks pass as in the sweep.
+    Positions are judged by the rules' own tests (``moves.fold_moves``, its removals through
+    tables set up per run, ``ranks`` being ``compact_rank``'s) except where a mill wins or the
+    board is full, or without ``fast_ok`` (the tests compare): then by ``generate_moves``' list."""
     n, binom, sym_img = ix.n, ix.binom, ix.sym_img
     per_twin = binom[n - b, a]
     offset = ix.rep_offset[b]
     flies = g.opts[OPT_FLY] != 0 and a == 3  # generate_moves: popcount(me) + hand_me == 3
     over_rules = g.opts[OPT_MILL_WINS] != 0 or (g.opts[OPT_FULL_DRAW] != 0 and a + b == n)
+    fast = fast_ok and a + b < n and g.opts[OPT_MILL_WINS] == 0
+    tabled = per_twin >= TABLED_FROM
     reps = r1 - r0
     nblocks = max(1, min(reps, nblocks))
     err = np.zeros((nblocks, 2), dtype=np.int64)
@@ -356,10 +387,16 @@ def verify_from_twin(a, b, r0, r1, nblocks, skip, marks, values, twin, fewer1, f
         _fill_into(g.adj, n, into)
         local = np.zeros(per_twin if skip else 1, dtype=np.uint8)
         ms = np.empty(BATCH, dtype=np.int64)
+        cms = np.empty(BATCH, dtype=np.int64)
         js = np.empty(BATCH, dtype=np.int64)
         slots = np.empty(BATCH, dtype=np.int64)
         stored = np.empty(BATCH, dtype=np.int64)
         flags = np.empty(BATCH, dtype=np.uint8)
+        qsyms = np.empty((n, MAX_SYMMETRIES), dtype=np.int64)  # the run's removals (``moves.setup_removals``)
+        qn = np.empty(n, dtype=np.int64)
+        qmc = np.empty(n, dtype=np.int64)
+        qrep = np.empty(n, dtype=np.int64)
+        qpts = np.empty((n if fast and tabled else 1, 3, 256), dtype=np.int32)
         for r in range(r0 + c * reps // nblocks, r0 + (c + 1) * reps // nblocks):
             o = ix.reps[offset + r]
             nsyms = canon_setup(o, ix, syms)
@@ -367,6 +404,8 @@ def verify_from_twin(a, b, r0, r1, nblocks, skip, marks, values, twin, fewer1, f
             free = ((1 << n) - 1) & ~o
             if skip:
                 _local_marks(a, o, r * per_twin, per_twin, twin, syms, nsyms, fp, into, flies, local, ix)
+            nq = setup_removals(o, tabled, qsyms, qn, qmc, qrep, qpts, g, ix) if fast else 0
+            rem = (nq, qsyms, qn, qmc, qrep, qpts, tabled, ranks)
             cm = (1 << a) - 1
             k = 0
             for j in range(per_twin):
@@ -377,12 +416,13 @@ def verify_from_twin(a, b, r0, r1, nblocks, skip, marks, values, twin, fewer1, f
                 # images under o's stabiliser; the others are seen at another slot.
                 if nsyms == 1 or _smallest_image(m, syms, nsyms, sym_img):
                     ms[k] = m
+                    cms[k] = cm
                     js[k] = j
                     k += 1
                 if k == BATCH or (j == per_twin - 1 and k > 0):
                     _check_batch(
-                        k, ms, js, slots, stored, flags, o, r, syms, nsyms, per_twin, buf, values, skip, marks, local,
-                        over_rules, twin, fewer1, fewer2, fewer3, b, g, ix, err, c,
+                        k, ms, cms, js, slots, stored, flags, o, r, syms, nsyms, per_twin, buf, values, skip, marks, local,
+                        over_rules, twin, fewer1, fewer2, fewer3, b, g, ix, err, c, fast, rem,
                     )
                     k = 0
     return _gather(err, bad, max_bad)

@@ -30,14 +30,17 @@ slot is r * C(n - b, men) + the colex rank of the other side's men (``slot_with`
 symmetries of its own), in one run of the successor tier, in cache. Runs are cut in pieces of
 ``PIECE`` slots so that the threads share tiers with few runs (b = 0 or 1) evenly. The positions'
 own values are read a batch at a time. ``kernels.check_duplicates`` checks DUP in the other
-slots. Where the mover can only place (``placements_only``: every rule set but Lasker's and
-mill-wins), a position's successors come from the rules' tests for a placement and a removal
-instead of ``generate_moves``' list (``_expected_placing``): a placement's colex rank from the
-position's own, the removals' targets (o - q) set up once per run, and the best removal kept per
-m + p for the positions of the run that reach the same m + p (the several m lacking one man of
-its mill): 2026-11-25, RESULTS.md. Under optional removal a placement that closes a mill also
-leads to (o, m + p); under one removal per mill, a position with a placement that closes two
-mills at once is listed by ``generate_moves`` instead (``TWO_MILLS``).
+slots. Except where a mill wins (``walks_fast``), a position's successors come from the rules'
+tests for a placement, a move and a removal instead of ``generate_moves``' list
+(``_expected_fast``): a placement's colex rank from the position's own, the removals' targets
+(o - q) set up once per run, and the best removal kept per m + p for the positions of the run
+that reach the same m + p (the several m lacking one man of its mill): 2026-11-25, RESULTS.md. A
+move (where the mover has no man in hand, or under Lasker's rule) ranks the same way: from the
+position's own colex form, and through the run's o - q where it removes (2026-11-28). Under
+optional removal a placement or move that closes a mill also leads to (o, m2); under one
+removal per mill, a position with a placement or move that closes two mills at once is listed
+by ``generate_moves`` instead (``TWO_MILLS``), and so is a blocked position where the side
+passes.
 
 The sweep (``kernels.not_draws``, ``mark_tier_predecessors``, ``sweep_tier``) skips the draws
 whose successors are all draws, as the moving phase's sweep does. It first marks every position
@@ -60,12 +63,10 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ..index.compact import compact_rank, point_table
+from ..index.compact import compact_rank
 from ..index.kernels import (
-    SYM_BITS,
     colex_rank,
     colex_unrank,
-    image,
     is_canonical_pair,
     rank_position,
     unrank_position,
@@ -77,7 +78,6 @@ from ..rules.boards import MAX_SYMMETRIES
 from ..rules.movegen import (
     MAX_MOVES,
     OPT_FLY,
-    OPT_FORFEIT,
     OPT_FULL_DRAW,
     OPT_LASKER,
     OPT_MILL_WINS,
@@ -87,7 +87,6 @@ from ..rules.movegen import (
     apply_move,
     generate_moves,
     mills_formed,
-    removable_men,
 )
 from ..values import DUP
 from .kernels import (
@@ -101,19 +100,16 @@ from .kernels import (
     _smallest_image,
     _spread,
 )
+from .moves import TABLED_FROM, MISSED, NO_WIN, TWO_MILLS, fold, fold_moves, setup_removals  # noqa: F401 (TABLED_FROM: pk's callers)
 
 KINDS = 8  # placements removing 0..3 men, then moves (or the pass) removing 0..3
 MOVE = 4
-MISSED = -1  # expected value of a position with a successor in a tier the caller did not load
 PIECE = 1 << 14  # slots of the twin walked by one work item (a run, or a piece of a long one)
-NO_WIN = 1 << 20  # ``_fold``'s quickest win while there is none: above every code, DUP's win too
-# ``_expected_placing``'s memo entry: the quickest win (bits 0-20, NO_WIN included), the longest
+# ``_fold_placements``' memo entry: the quickest win (bits 0-20, NO_WIN included), the longest
 # loss (21-37), a draw (38), and from bit MEMO_STAMP the mark of the run that wrote it: one int64
 # an entry, so that a block's memo stays in the core's cache.
 MEMO_STAMP = 39
 PIPE = 32  # positions of the walk judged together; their own slots are asked for a batch ahead
-TABLED_FROM = 2048  # runs this long or longer set up a removal's ``point_table`` (3 x 255 entries)
-TWO_MILLS = -2  # ``_expected_placing``: a placement closes two mills under per-mill, list the moves
 
 
 @helper
@@ -190,49 +186,57 @@ def _expected_with_setup(m, o, ha, hb, rep_o, syms, nsyms, buf, succ, g, ix):
 
 
 @helper
-def placements_only(a, b, ha, opts, n):
-    """Whether every position of tier (a, b, ha, .) moves by placements alone (``_expected_placing``
-    serves): a man in hand and an empty point, no Lasker move, no mill that wins. (A placement
-    closing two mills under one removal per mill is left to ``_expected_with_setup``, position by
-    position: ``TWO_MILLS``.)"""
-    return ha > 0 and a + b < n and not opts[OPT_LASKER] and not opts[OPT_MILL_WINS]
+def walks_fast(a, b, ha, opts, n):
+    """Whether ``_expected_fast`` serves the positions of tier (a, b, ha, .): its placements (a man
+    in hand and an empty point), its moves (no man in hand, or Lasker's rule), no mill that wins.
+    (A placement or move closing two mills under one removal per mill, and a blocked side that
+    passes, are left to ``_expected_with_setup``, position by position: ``TWO_MILLS``.)"""
+    return a + b < n and not opts[OPT_MILL_WINS]
 
 
 @helper
-def _removal_setup(o, rem, qsyms, qn, qmc, qrep, ix):
-    """For each removable man q of ``o`` (``rem``), in increasing order: the symmetries taking
-    o - q to its orbit minimum (``canon_setup``), that minimum and its rank. Returns how many."""
-    k = 0
-    r = rem
-    while r:
-        q = ctz(r)
-        r &= r - 1
-        oq = o & ~(1 << q)
-        qn[k] = canon_setup(oq, ix, qsyms[k])
-        qmc[k] = image(ix.sym_img, qsyms[k, 0], oq)
-        qrep[k] = ix.mask_info[oq] >> SYM_BITS
-        k += 1
-    return k
+def _expected_fast(m, cm, o, ha, hb, rep_o, syms, nsyms, run, succ, g, ix):
+    """``_expected_with_setup`` for a tier that ``walks_fast`` admits, from the rules' own tests
+    (``_fold_placements`` where the mover has men in hand, ``moves.fold_moves`` where it has none or
+    Lasker's rule lets it move instead) rather than the list of ``generate_moves``; the tests hold
+    the two to the same verdicts. TWO_MILLS where the position needs that list, MISSED where a
+    successor's tier is not held."""
+    over = _game_over(m, o, g)
+    if over >= 0:
+        return over
+    fp, nfree, nq, qsyms, qn, qmc, qrep, memo, stamp, low, high, qpts, tabled, ranks = run
+    win, loss, draw = np.int64(NO_WIN), np.int64(0), False
+    if ha > 0:
+        win, loss, draw = _fold_placements(m, cm, o, hb, rep_o, syms, nsyms, run, succ, g, ix)
+        if win < 0:
+            return win
+    if ha == 0 or g.opts[OPT_LASKER]:
+        rem = (nq, qsyms, qn, qmc, qrep, qpts, tabled, ranks)
+        win, loss, draw, moves = fold_moves(m, cm, o, ha, hb, rep_o, syms, nsyms, rem, succ[MOVE], succ[MOVE + 1], g, ix, win, loss, draw)
+        if win < 0:
+            return win
+        if ha == 0 and moves == 0:
+            return TWO_MILLS if g.opts[OPT_PASS] else 1  # blocked: a loss in 0 (or the pass, listed)
+    if win < NO_WIN:
+        return win
+    return 0 if draw else loss
 
 
 @helper
-def _expected_placing(m, cm, o, hb, rep_o, syms, nsyms, run, succ, g, ix):
-    """``_expected_with_setup`` for a tier that ``placements_only`` admits, from the rules' own
-    tests (an empty point to place on, the points where a man closes one mill or two, found
-    once per position from the mills' masks, ``removable_men`` of the run's o) rather than the
-    list of ``generate_moves``; the tests hold the two to the same verdicts. ``cm``: m as
+def _fold_placements(m, cm, o, hb, rep_o, syms, nsyms, run, succ, g, ix):
+    """(quickest win, longest loss, a draw) over the placements of (m, o), ``_fold``'s way, from
+    the rules' own tests (an empty point to place on, the points where a man closes one mill or
+    two, found once per position from the mills' masks, ``removable_men`` of the run's o); the
+    win is TWO_MILLS or MISSED where ``_expected_fast`` cannot serve. ``cm``: m as
     a set of o's ``nfree`` free points ``fp`` (bit i for fp[i]); ``run``: the run's tables. A placement on fp[j] leads to
     (o, m + fp[j]), whose colex rank among the free points follows from cm's without a loop: the
     men below j keep their terms C(e_t, t + 1), j adds C(j, t_j + 1), the men above move up one
     place (C(e_t, t + 2)). Where it closes a mill and o has removable men, it leads instead to
-    (o - q, m + fp[j]) for each of them (``_removal_setup``: nq of them, set up once per run):
+    (o - q, m + fp[j]) for each of them (``moves.setup_removals``: nq of them, set up once per run):
     the best of those depends on m + fp[j] alone, and is kept in ``memo`` under its colex rank
     for the other m of the run that lack one man of its mill (``stamp[0]``: the run's mark).
     Where o - q's orbit minimum has no symmetry of its own and the run is long (``tabled``),
     its slot comes from the run's ``point_table`` and ``compact_rank`` (six lookups)."""
-    over = _game_over(m, o, g)
-    if over >= 0:
-        return over
     fp, nfree, nq, qsyms, qn, qmc, qrep, memo, stamp, low, high, qpts, tabled, ranks = run
     n, binom, sym_img = ix.n, ix.binom, ix.sym_img
     optional, per_mill = g.opts[OPT_OPTIONAL] != 0, g.opts[OPT_PER_MILL] != 0
@@ -269,7 +273,7 @@ def _expected_placing(m, cm, o, hb, rep_o, syms, nsyms, run, succ, g, ix):
         empty = ~(m | o) & ((1 << n) - 1)
         closing &= empty
         if per_mill and twice & empty:
-            return TWO_MILLS
+            return np.int64(TWO_MILLS), np.int64(0), False
     x = ~cm & ((1 << nfree) - 1)  # the empty points, as free-point indices
     while x:
         j = ctz(x)
@@ -292,9 +296,9 @@ def _expected_placing(m, cm, o, hb, rep_o, syms, nsyms, run, succ, g, ix):
                         else:
                             s = slot_with(qmc[i], qrep[i], m2, qsyms[i], qn[i], sym_img, per1, binom)
                         if s >= take.shape[0]:
-                            return MISSED
+                            return np.int64(MISSED), np.int64(0), False
                         sv = np.int64(take[s])
-                    bw, wl, dr = _fold(sv, bw, wl, dr)
+                    bw, wl, dr = fold(sv, bw, wl, dr)
                 e = (stamp[0] << MEMO_STAMP) | (np.int64(dr) << 38) | (wl << 21) | bw
                 memo[key] = e
             win = min(win, e & ((1 << 21) - 1))
@@ -308,23 +312,9 @@ def _expected_placing(m, cm, o, hb, rep_o, syms, nsyms, run, succ, g, ix):
         else:
             s = slot_with(o, rep_o, m2, syms, nsyms, sym_img, per0, binom)
         if s >= place.shape[0]:
-            return MISSED
-        win, loss, draw = _fold(np.int64(place[s]), win, loss, draw)
-    if win < NO_WIN:
-        return win
-    return 0 if draw else loss
-
-
-@helper
-def _fold(sv, win, loss, draw):
-    """``_best`` without a branch the processor could mispredict, for ``_expected_placing``: the
-    quickest win (an odd sv, the opponent's loss, is our win in sv + 1; ``NO_WIN`` while there is
-    none), the longest loss (an even sv > 0), and whether a successor is a draw (sv = 0). DUP
-    (odd) folds in as a win that no stored value equals: a mismatch, as with ``_best``."""
-    odd = sv & 1
-    win = min(win, sv + 1 + (1 - odd) * NO_WIN)
-    loss = max(loss, (sv + 1) * ((1 - odd) * (sv != 0)))
-    return win, loss, draw | (sv == 0)
+            return np.int64(MISSED), np.int64(0), False
+        win, loss, draw = fold(np.int64(place[s]), win, loss, draw)
+    return win, loss, draw
 
 
 @helper
@@ -332,13 +322,13 @@ def _check_batch(k, ms, cms, wants, held, nheld, o, ha, hb, rep_o, syms, nsyms, 
     """Check the k positions (ms[i], o) of one batch (cms[i]: ms[i] as a set of o's free points)
     a batch late. Their own slots are scattered: the walk asked for their ``mask_info`` entries
     as it listed them, their expected values are computed here first (``run``: the tables of
-    ``_expected_placing``, used where ``fast``), then the previous batch's stored values (asked
+    ``_expected_fast``, used where ``fast``), then the previous batch's stored values (asked
     for a batch ago, ``held[:nheld]``: slot, expected) are compared, then this batch's slots are
     ranked and asked for. Returns the new ``nheld``."""
     for i in range(k):
         want = TWO_MILLS
         if fast:
-            want = _expected_placing(ms[i], cms[i], o, hb, rep_o, syms, nsyms, run, succ, g, ix)
+            want = _expected_fast(ms[i], cms[i], o, ha, hb, rep_o, syms, nsyms, run, succ, g, ix)
         if want == TWO_MILLS:
             want = _expected_with_setup(ms[i], o, ha, hb, rep_o, syms, nsyms, buf, succ, g, ix)
         wants[i] = want
@@ -363,22 +353,22 @@ def _compare_held(held, nheld, values, err, c):
 
 
 @nb.njit(cache=True, parallel=True)
-def verify_tier_walk(a, b, ha, hb, i0, i1, nblocks, values, succ, g, ix, ranks, tabled_from, bad, max_bad):
+def verify_tier_walk(a, b, ha, hb, i0, i1, nblocks, values, succ, g, ix, ranks, tabled_from, fast_ok, bad, max_bad):
     """Check the canonical slots of tier (a, b, ha, hb) reached from the work items
     i0 <= i < i1 of the walk of the twin board (b, a) (see the module's docstring; item i is
     piece i % pieces of run i // pieces, ``pieces`` = ceil(C(n - b, a) / PIECE)), in ``nblocks``
-    blocks. Positions that move by placements alone (``placements_only``) are checked by
-    ``_expected_placing``, the others from ``generate_moves``' list; its removals are ranked
-    through ``point_table`` and ``compact_rank`` (``ranks``) in the runs of ``tabled_from``
-    positions or more (``TABLED_FROM``). Returns (mismatches,
+    blocks. Where ``walks_fast`` admits the tier (and ``fast_ok``: False for the tests, to compare)
+    positions are checked by ``_expected_fast``, else from ``generate_moves``' list; its removals
+    are ranked through ``point_table`` and ``compact_rank`` (``ranks``) in the runs of
+    ``tabled_from`` positions or more (``TABLED_FROM``). Returns (mismatches,
     successors in tiers not held), and adds up to ``max_bad`` mismatched slots to ``bad`` (the
     first of each block)."""
     n, binom, sym_img = ix.n, ix.binom, ix.sym_img
     per_twin = binom[n - b, a]
     pieces = (per_twin + PIECE - 1) // PIECE
     offset = ix.rep_offset[b]
-    fast = placements_only(a, b, ha, g.opts, n)
-    memo_size = binom[n - b, a + 1] if fast else 0
+    fast = fast_ok and walks_fast(a, b, ha, g.opts, n)
+    memo_size = binom[n - b, a + 1] if fast and ha > 0 else 0
     # the removals' successors ranked through tables set up per run, where a run is long enough
     tabled = per_twin >= tabled_from
     items = i1 - i0
@@ -399,7 +389,7 @@ def verify_tier_walk(a, b, ha, hb, i0, i1, nblocks, values, succ, g, ix, ranks, 
         qmc = np.empty(n, dtype=np.int64)
         qrep = np.empty(n, dtype=np.int64)
         qpts = np.empty((n, 3, 256), dtype=np.int32)  # per q where tabled: ``point_table``
-        memo = np.zeros(memo_size, dtype=np.int64)  # ``_expected_placing``'s best removals, packed
+        memo = np.zeros(memo_size, dtype=np.int64)  # ``_fold_placements``' best removals, packed
         stamp = np.zeros(1, dtype=np.int64)  # the current run's mark in ``memo``
         low = np.empty(n + 1, dtype=np.int64)
         high = np.empty(n + 1, dtype=np.int64)
@@ -413,10 +403,7 @@ def verify_tier_walk(a, b, ha, hb, i0, i1, nblocks, values, succ, g, ix, ranks, 
             free = ((1 << n) - 1) & ~o
             nq = 0
             if fast:
-                nq = _removal_setup(o, removable_men(o, g.mill_masks, g.opts[OPT_FORFEIT]), qsyms, qn, qmc, qrep, ix)
-                for i in range(nq if tabled else 0):
-                    if qn[i] == 1:
-                        point_table(qpts[i], qsyms[i, 0], free, ((1 << n) - 1) & ~qmc[i], sym_img)
+                nq = setup_removals(o, tabled, qsyms, qn, qmc, qrep, qpts, g, ix)
                 stamp[0] += 1
                 if stamp[0] >= 1 << (63 - MEMO_STAMP):  # (never at 24 points: a block has fewer runs)
                     memo[:] = 0

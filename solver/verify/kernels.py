@@ -67,7 +67,7 @@ from ..index.kernels import (
     unrank_position,
 )
 from ..index.slots import canon_setup, slot_with
-from ..jit import helper
+from ..jit import helper, prefetch
 from ..rules.bits import ctz, popcount
 from ..rules.boards import MAX_SYMMETRIES
 from ..rules.movegen import (
@@ -340,6 +340,7 @@ def _check_batch(k, ms, cms, js, slots, stored, flags, o, rep_o, syms, nsyms, pe
     serve) from ``generate_moves``' list."""
     for i in range(k):
         slots[i] = rank_position(ms[i], o, ix)
+        prefetch(values, slots[i])
     for i in range(k):
         stored[i] = values[slots[i]]
     if skip:
@@ -415,6 +416,7 @@ def verify_from_twin(a, b, r0, r1, nblocks, skip, marks, values, twin, fewer1, f
                 # (o, m) is a canonical position of the twin when m is the smallest of its
                 # images under o's stabiliser; the others are seen at another slot.
                 if nsyms == 1 or _smallest_image(m, syms, nsyms, sym_img):
+                    prefetch(ix.mask_info, m)  # for its own slot, ranked when the batch is full
                     ms[k] = m
                     cms[k] = cm
                     js[k] = j

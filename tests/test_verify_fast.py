@@ -30,40 +30,11 @@ CODES = 40  # random stored codes 0..CODES - 1: draws, wins and losses of many d
 
 
 @nb.njit
-def _moving_judges(a, b, twin, fewer1, fewer2, fewer3, g, ix, ranks, tabled, out):
-    """out[k] = (fast, listed) for each canonical position (m, o) of (a, b), by the twin walk's
-    order (o an orbit minimum of b men); returns how many."""
-    n = ix.n
-    per_twin = ix.binom[n - b, a]
-    syms = np.empty(MAX_SYMMETRIES, dtype=np.int64)
-    buf = np.empty((MAX_MOVES, 5), dtype=np.int64)
-    qsyms = np.empty((n, MAX_SYMMETRIES), dtype=np.int64)
-    qn = np.empty(n, dtype=np.int64)
-    qmc = np.empty(n, dtype=np.int64)
-    qrep = np.empty(n, dtype=np.int64)
-    qpts = np.empty((n, 3, 256), dtype=np.int32)
-    k = 0
-    for r in range(ix.rep_offset[b + 1] - ix.rep_offset[b]):  # the orbit minima of b men
-        o = ix.reps[ix.rep_offset[b] + r]
-        nsyms = canon_setup(o, ix, syms)
-        free = ((1 << n) - 1) & ~o
-        nq = setup_removals(o, tabled, qsyms, qn, qmc, qrep, qpts, g, ix)
-        rem = (nq, qsyms, qn, qmc, qrep, qpts, tabled, ranks)
-        cm = (1 << a) - 1
-        for j in range(per_twin):
-            if j:
-                cm = vk._next_colex(cm)
-            m = vk._spread(cm, free, ix.deposit)
-            if nsyms == 1 or vk._smallest_image(m, syms, nsyms, ix.sym_img):
-                out[k, 0] = vk._expected_fast(m, cm, o, r, syms, nsyms, rem, twin, fewer1, g, ix)
-                out[k, 1] = vk.expected_with_setup(m, o, o, r, syms, nsyms, per_twin, buf, twin, fewer1, fewer2, fewer3, b, g, ix)
-                k += 1
-    return k
-
-
-@nb.njit
-def _tier_judges(a, b, ha, hb, succ, g, ix, ranks, tabled, out):
-    """``_moving_judges`` for tier (a, b, ha, hb): the tier walk's judges."""
+def _judges(a, b, ha, hb, moving, succ, g, ix, ranks, tabled, out):
+    """out[k] = (fast, listed) for each canonical position (m, o) of tier (a, b, ha, hb), in the
+    walks' order (o an orbit minimum of b men, m a set of o's free points); returns how many. With
+    ``moving``, the twin walk's judges of moving pair (a, b) (``succ[4:]``: the twin, then after 1,
+    2, 3 removals), else the tier walk's."""
     n, binom = ix.n, ix.binom
     per_twin = binom[n - b, a]
     syms = np.empty(MAX_SYMMETRIES, dtype=np.int64)
@@ -86,6 +57,7 @@ def _tier_judges(a, b, ha, hb, succ, g, ix, ranks, tabled, out):
         free = ((1 << n) - 1) & ~o
         nq = setup_removals(o, tabled, qsyms, qn, qmc, qrep, qpts, g, ix)
         stamp[0] += 1
+        rem = (nq, qsyms, qn, qmc, qrep, qpts, tabled, ranks)
         run = (fp, nfree, nq, qsyms, qn, qmc, qrep, memo, stamp, low, high, qpts, tabled, ranks)
         cm = (1 << a) - 1
         for j in range(per_twin):
@@ -93,8 +65,12 @@ def _tier_judges(a, b, ha, hb, succ, g, ix, ranks, tabled, out):
                 cm = vk._next_colex(cm)
             m = vk._spread(cm, free, ix.deposit)
             if nsyms == 1 or vk._smallest_image(m, syms, nsyms, ix.sym_img):
-                out[k, 0] = pk._expected_fast(m, cm, o, ha, hb, r, syms, nsyms, run, succ, g, ix)
-                out[k, 1] = pk._expected_with_setup(m, o, ha, hb, r, syms, nsyms, buf, succ, g, ix)
+                if moving:
+                    out[k, 0] = vk._expected_fast(m, cm, o, r, syms, nsyms, rem, succ[4], succ[5], g, ix)
+                    out[k, 1] = vk.expected_with_setup(m, o, o, r, syms, nsyms, per_twin, buf, succ[4], succ[5], succ[6], succ[7], b, g, ix)
+                else:
+                    out[k, 0] = pk._expected_fast(m, cm, o, ha, hb, r, syms, nsyms, run, succ, g, ix)
+                    out[k, 1] = pk._expected_with_setup(m, o, ha, hb, r, syms, nsyms, buf, succ, g, ix)
                 k += 1
     return k
 
@@ -138,9 +114,10 @@ def test_the_moving_judges_agree_position_by_position(rule_set, options, pairs, 
     rng = np.random.default_rng(1)
     left = 0
     for (a, b), tabled in itertools.product(pairs, (True, False)):
-        twin, fewer = _random(index.slots(b, a), rng), [_random(index.slots(b - k, a), rng) for k in (1, 2, 3)]
+        none = np.zeros(0, dtype=np.uint16)  # (placements: none in the moving phase)
+        succ = (none,) * 4 + tuple(_random(index.slots(b - k, a), rng) for k in range(4))
         out = np.empty((index.slots(a, b), 2), dtype=np.int64)
-        k = _moving_judges(a, b, twin, *fewer, g, ix, ranks, tabled, out)
+        k = _judges(a, b, 0, 0, True, succ, g, ix, ranks, tabled, out)
         left += _agree(out, k, listed)
     assert (left > 0) == listed
 
@@ -168,6 +145,6 @@ def test_the_tier_judges_agree_position_by_position(rule_set, options, tiers, li
         succ = tuple(_random(index.slots(x, y), rng) if min(x, y, hx, hy) >= 0 and x + hx >= 3 else np.zeros(0, dtype=np.uint16)
                      for x, y, hx, hy in successor_kinds(t))
         out = np.empty((index.slots(a, b), 2), dtype=np.int64)
-        k = _tier_judges(a, b, ha, hb, succ, g, ix, ranks, tabled, out)
+        k = _judges(a, b, ha, hb, False, succ, g, ix, ranks, tabled, out)
         left += _agree(out, k, listed)
     assert (left > 0) == listed

@@ -21,8 +21,12 @@ exactly when it maps (M, O) to (M', O')). So the walk reaches each canonical slo
 through ``rank_position``. What it gains: every move without a removal leads from (M, O) to (O, M')
 with the same mover O, which the walk holds fixed over a run of C(n - b, a) slots: its symmetries
 are set up once per run (``canon_setup``), a successor's slot is a colex rank, and the successors'
-values lie in that one run of twin slots, in cache. The positions' own values, at scattered slots,
-are read a batch at a time. ``check_duplicates`` checks DUP in the other slots.
+values lie in that one run of twin slots, in cache. A position is judged from the rules' own tests
+(``moves.fold_moves``: the colex rank by three lookups from the position's set of free points, a
+removal's successor through the run's set-up of o - q), or from ``generate_moves``' list where a
+move closes two mills under one removal per mill or a blocked side passes (``expected_with_setup``).
+The positions' own values, at scattered slots, are read a batch at a time (their ``mask_info``
+entries and values asked for ahead). ``check_duplicates`` checks DUP in the other slots.
 
 The sweep (``not_draws``, ``mark_predecessors``, ``sweep``) does not compute the draws whose
 successors are all draws. First it marks every position of (a, b) that may move to a successor

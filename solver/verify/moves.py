@@ -3,8 +3,10 @@ tests rather than ``generate_moves``' list (the tier walk, ``placing_kernels``, 
 phase's twin walk, ``kernels``): the walks hold the opponent o fixed over a run and give each
 position's men m as a set of o's free points, so that a move's successor (o, m - f + t) ranks by
 three lookups, and the successors of a move that removes, (o - q, m - f + t), through the
-symmetries of each o - q set up once per run. The tests hold both walks to the same verdicts with
-and without it (``fast_ok``)."""
+symmetries of each o - q set up once per run. It is the verify's own (nothing of the engine's
+kernels), and ``tests/test_verify_fast.py`` holds it to ``generate_moves``' list (the move
+generator tested against OpenSpiel) position by position, with random successor values; the walks
+take the list without it (``fast_ok`` False) and where it cannot serve (``TWO_MILLS``)."""
 
 from __future__ import annotations
 

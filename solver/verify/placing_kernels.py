@@ -100,7 +100,7 @@ from .kernels import (
     _smallest_image,
     _spread,
 )
-from .moves import TABLED_FROM, MISSED, NO_WIN, TWO_MILLS, fold, fold_moves, setup_removals  # noqa: F401 (TABLED_FROM: pk's callers)
+from .moves import MISSED, NO_WIN, TABLED_FROM, TWO_MILLS, fold, fold_moves, setup_removals  # noqa: F401 (TABLED_FROM: for pk's callers)
 
 KINDS = 8  # placements removing 0..3 men, then moves (or the pass) removing 0..3
 MOVE = 4
@@ -224,7 +224,7 @@ def _expected_fast(m, cm, o, ha, hb, rep_o, syms, nsyms, run, succ, g, ix):
 
 @helper
 def _fold_placements(m, cm, o, hb, rep_o, syms, nsyms, run, succ, g, ix):
-    """(quickest win, longest loss, a draw) over the placements of (m, o), ``_fold``'s way, from
+    """(quickest win, longest loss, a draw) over the placements of (m, o), ``fold``'s way, from
     the rules' own tests (an empty point to place on, the points where a man closes one mill or
     two, found once per position from the mills' masks, ``removable_men`` of the run's o); the
     win is TWO_MILLS or MISSED where ``_expected_fast`` cannot serve. ``cm``: m as

@@ -493,7 +493,7 @@ def test_changed_placing_value_fails_the_command(whole_db, tmp_path):
 @pytest.mark.parametrize("key", ["six-4-lasker", "six-4", "six-4-per-mill", "six-5-per-mill"])
 def test_random_placing_changes_agree_with_the_direct_check(whole_db, tmp_path, key):
     """Changes anywhere in the tiers with men in hand of the six board with 4 men, with Lasker's
-    rule (moves from the tiers with men in hand: ``_fold_moves``) and without
+    rule (moves from the tiers with men in hand: ``moves.fold_moves``) and without
     (placements alone: ``_fold_placements``; with optional removals and one per mill; and with 5
     men, where a placement closes two mills at once), DUP markers included: the walk and the sweep
     count what the direct check counts, tier by tier (and nothing in the tiers left unchanged)."""

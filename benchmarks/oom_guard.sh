@@ -9,7 +9,7 @@ while true; do
     for p in $(pgrep python); do
         c=$(tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null) || continue
         case "$c" in
-            *"solve --whole-game --rules"*|*verify_run.py*|*game_table.py*|*compare_values.py*|*"book build"*) ;;
+            *"solve --whole-game --rules"*|*"morris solve --rules"*"--db data/"*|*verify_run.py*|*game_table.py*|*compare_values.py*|*"book build"*) ;;
             *) echo 1000 > "/proc/$p/oom_score_adj" 2>/dev/null || true ;;
         esac
     done

@@ -13,7 +13,10 @@
 # Each game G is solved into the database its rules name by default (data/viking.h5,
 # data/standard_removal-optional.h5: what `morris query --rules ...` reads) and leaves
 # data/G.jsonl (the solve's JSON lines), data/G.time.log (/usr/bin/time -v of each segment),
-# data/verify-G.jsonl (one line a checked tier) and data/verify-G.time.log, data/G.tamper.md and
+# data/verify-G.jsonl (one line a checked tier) and data/verify-G.time.log,
+# benchmarks/verified/<database name>.jsonl (the verify's ledger: each passed check with the
+# checksums of what it read; commit it as it grows, so that a database solved again on a new
+# machine is not checked again where its values are the same), data/G.tamper.md and
 # .json (the verify of a few tiers with one value changed, benchmarks/tamper_check.py), data/G.table.md (its
 # row of the README's table), benchmarks/checksums/<database name>-whole.json,
 # benchmarks/rulesets/<database name>.json (what notebooks/old_rules.ipynb plots) and
@@ -68,6 +71,12 @@ declare -A PLAIN=([viking-ban]="--rules viking" [standard-ban]="--rules standard
 # Before each solve, benchmarks/disk_check.py asks the dry run what is left to write: a game that
 # does not fit is passed over with a line saying so, and the chain goes on with the next.
 ORDER=(no-flying viking ultra per-mill optional passes diagonal drop-standard morabaraba lasker viking-ban standard-ban)
+
+# the men a side of these rules: the moving phase's subspaces go up to it
+game_men() {
+    python -c "import sys; from solver.rules import make_rules; from solver.engine.costs.plan import capped_men
+a = sys.argv[2:]; print(capped_men(make_rules(a[0], [a[i + 1] for i in range(1, len(a), 2)]), 99))" "$@"
+}
 
 # the database where the commands look for these rules by default (data/standard_removal-optional.h5)
 default_db() {
@@ -130,6 +139,20 @@ for name in "${names[@]}"; do
         fi
         [[ $fits == 0 ]] || exit "$fits"
     fi
+    ledger="benchmarks/verified/$base.jsonl"
+    if [[ ! -f "$step" ]]; then
+        # The moving phase first, and its verify: its checks reach the ledger before the placing
+        # phase's long solve, where a lost machine would take them with it.
+        echo "$name: solve the moving phase ($(date -u +%FT%TZ))"
+        echo "=== run $(date -u +%FT%TZ)" >> "data/$name.time.log"
+        # shellcheck disable=SC2086
+        /usr/bin/time -v morris solve "$@" --max-men "$(game_men "$@")" ${SOLVE[$name]:-} --db "$db" --json >> "data/$name.jsonl" 2>> "data/$name.time.log"
+        echo "$name: verify the moving phase ($(date -u +%FT%TZ))"
+        echo "=== verify $(date -u +%FT%TZ)" >> "data/verify-$name.time.log"
+        /usr/bin/time -v python benchmarks/verify_run.py --db "$db" --log "data/verify-$name.jsonl" --ledger "$ledger" --phase moving \
+            2>> "data/verify-$name.time.log"
+        echo moving-verified > "$step"
+    fi
     echo "$name: solve ($(date -u +%FT%TZ))"
     echo "=== run $(date -u +%FT%TZ)" >> "data/$name.time.log"
     # shellcheck disable=SC2086
@@ -137,7 +160,7 @@ for name in "${names[@]}"; do
     echo solved > "$step"
     echo "$name: verify ($(date -u +%FT%TZ))"
     echo "=== verify $(date -u +%FT%TZ)" >> "data/verify-$name.time.log"
-    /usr/bin/time -v python benchmarks/verify_run.py --db "$db" --log "data/verify-$name.jsonl" 2>> "data/verify-$name.time.log"
+    /usr/bin/time -v python benchmarks/verify_run.py --db "$db" --log "data/verify-$name.jsonl" --ledger "$ledger" 2>> "data/verify-$name.time.log"
     echo verified > "$step"
     # and it fails where one value is changed (a scratch copy: the database is not written)
     python benchmarks/tamper_check.py --db "$db" --json "data/$name.tamper.json" > "data/$name.tamper.md" \

@@ -1,0 +1,134 @@
+"""The verify's ledger: the checks that passed, kept where they outlive the database.
+
+A full verify of Morabaraba or Lasker takes hours, and a database can be lost before its game is
+done (a new machine's empty ``data/``). It is then solved again, and its values, a function of the
+rules alone, come out the same. A ledger (``benchmarks/verified/<database>.jsonl``, committed as it
+grows) records each subspace whose check passed: the checksum of its values (and of its side
+table under the history rule) and a digest of the checksums of every subspace its check read.
+A later verify of a database of the same rules takes a subspace as checked where both are the same
+and its values, read back, still give the checksum stored beside them: its check would read the
+same values and reach the same verdict. Any other subspace is checked in full. So the work of a
+verify survives the loss of its database, and only the solve is repeated.
+
+One JSON object a line: first the header (the rules), then one line a passed check, appended as
+each check passes, so that a run cut off loses nothing finished; a line cut off in the middle is
+passed over.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from ..errors import MismatchError
+from ..rules.rulesets import RuleSet
+from ..storage.database import Database, SubspaceInfo
+from ..storage.files import checksum_pieces, history_checksum_pieces
+from ..tiers import Tier, fewer_men_needed, removal_depth, successors
+
+KIND = "morris verify ledger"
+VERSION = 1
+PIECE = 1 << 24  # values read back at a time for the checksum
+
+
+def read_tiers(rules: RuleSet, t: Tier, present: set[Tier]) -> list[Tier]:
+    """The subspaces the check of ``t`` reads besides itself (``verify.check``'s reads: a moving
+    subspace its twin and its removals' subspaces, a tier with men in hand its successors; under
+    the history rule a moving subspace the ones of ``history.check.MovingCheck``, as far as the
+    database has them)."""
+    a, b, ha, hb = t
+    if ha or hb:
+        return list(successors(rules, t))
+    if rules.reclose != "allowed":
+        out = [(b - k, a, 0, 0) for k in range(removal_depth(rules) + 1)]
+        return [x for i, x in enumerate(out) if x in present and x not in out[:i] and x != t]
+    return [(b, a, 0, 0), *((x, y, 0, 0) for x, y in fewer_men_needed(rules, a, b))]
+
+
+def fingerprint(s: SubspaceInfo) -> str:
+    """A subspace's stored checksum, and its side table's under the history rule."""
+    return s.checksum if not s.history else f"{s.checksum} {s.history['checksum']}"
+
+
+class Ledger:
+    """The passed checks of ``path`` for the database whose subspaces are ``infos`` (one
+    ``SubspaceInfo`` a tier) under ``rules``; the file is made, with its header, if it is new.
+    A ledger of other rules is refused (MismatchError)."""
+
+    def __init__(self, path: Path, rules: RuleSet, infos: list[SubspaceInfo]):
+        self.path, self.rules = Path(path), rules
+        self.infos = {s.tier: s for s in infos}
+        self.entries: dict[str, dict] = {}
+        header = {"kind": KIND, "version": VERSION, "rules": rules.to_dict()}
+        lines = self.path.read_text().splitlines() if self.path.exists() else []
+        parsed = [x for x in (_parse(line) for line in lines) if x is not None]
+        if not parsed:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a") as f:
+                f.write(json.dumps(header) + "\n")
+            return
+        first = parsed[0]
+        if first.get("kind") != KIND or first.get("version") != VERSION:
+            raise MismatchError(f"{self.path} is not a verify ledger of version {VERSION}")
+        if RuleSet.from_dict(first["rules"]) != rules:
+            theirs = RuleSet.from_dict(first["rules"]).describe()
+            raise MismatchError(f"{self.path} is the ledger of {theirs}, not of {rules.describe()}")
+        for entry in parsed[1:]:
+            self.entries[entry["subspace"]] = entry
+
+    def reads_digest(self, t: Tier) -> str | None:
+        """The digest of the fingerprints of what the check of ``t`` reads (None where the
+        database lacks one: such a check cannot pass)."""
+        names = []
+        for x in sorted(set(read_tiers(self.rules, t, set(self.infos))) - {t}):
+            if x not in self.infos:
+                return None
+            names.append(f"{self.infos[x].name} {fingerprint(self.infos[x])}")
+        return hashlib.sha256("\n".join(names).encode()).hexdigest()[:32]
+
+    def vouches(self, s: SubspaceInfo) -> bool:
+        """Whether a check of ``s`` passed before with the values it and its reads hold now (by
+        their stored checksums: ``values_match`` reads its values back)."""
+        entry = self.entries.get(s.name)
+        return (
+            entry is not None
+            and entry["fingerprint"] == fingerprint(s)
+            and entry["reads"] == self.reads_digest(s.tier)
+        )
+
+    def record(self, s: SubspaceInfo, method: str | None, seconds: float) -> None:
+        """Add the passed check of ``s`` (appended at once, a whole line)."""
+        reads = self.reads_digest(s.tier)
+        if reads is None:
+            return
+        entry = {"subspace": s.name, "fingerprint": fingerprint(s), "reads": reads, "positions": s.positions,
+                 "method": method, "seconds": round(seconds, 1)}
+        with self.path.open("a") as f:
+            f.write(json.dumps(entry) + "\n")
+        self.entries[s.name] = entry
+
+
+def values_match(db: Database, s: SubspaceInfo) -> bool:
+    """Whether the values of ``s`` read back from the database give its stored checksum (and its
+    side table's), a piece at a time."""
+    ds = db.dataset(*s.tier)
+    if checksum_pieces(_pieces(ds)) != s.checksum:
+        return False
+    if s.history:
+        side = db.history_group(s.mover, s.opponent)
+        return history_checksum_pieces(_pieces(side["keys"]), _pieces(side["values"])) == s.history["checksum"]
+    return True
+
+
+def _pieces(ds):
+    for lo in range(0, ds.shape[0], PIECE):
+        yield ds[lo : lo + PIECE]
+
+
+def _parse(line: str) -> dict | None:
+    try:
+        x = json.loads(line)
+    except json.JSONDecodeError:
+        return None  # (a line cut off by a kill)
+    return x if isinstance(x, dict) else None

@@ -1,0 +1,164 @@
+"""The verify's ledger (``solver.verify.ledger``, ``benchmarks/verify_run.py --ledger``): a
+database solved again is not checked again where its values and what each check reads are the
+ones a passed check saw; a changed tier, and every tier whose check reads it, is checked in full;
+values that no longer give their stored checksum are checked (and fail); a ledger of other rules
+is refused in one line; a line cut off by a kill is passed over."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import tamper_check  # noqa: E402
+import verify_run  # noqa: E402
+
+from solver.cli import main as morris  # noqa: E402
+from solver.rules import make_rules  # noqa: E402
+from solver.storage.database import Database  # noqa: E402
+from solver.storage.files import history_checksum, subspace_file  # noqa: E402
+from solver.tiers import parse_tier  # noqa: E402
+from solver.verify.ledger import read_tiers  # noqa: E402
+
+PLAIN = ["--rules", "six", "-o", "men=4"]
+HISTORY = ["--rules", "six", "-o", "men=3", "-o", "reclose=same-man"]
+
+
+def solve(args, path: Path) -> Path:
+    res = CliRunner().invoke(morris, ["solve", "--whole-game", *args, "--db", str(path), "-q"])
+    assert res.exit_code == 0, res.output
+    return path
+
+
+def verify(db: Path, log: Path, ledger: Path):
+    return CliRunner().invoke(verify_run.main, ["--db", str(db), "--log", str(log), "--ledger", str(ledger)])
+
+
+def logged(log: Path) -> dict[str, dict]:
+    return {e["subspace"]: e for e in map(json.loads, log.read_text().splitlines())}
+
+
+def copy_db(src: Path, dst: Path) -> Path:
+    shutil.copy(src, dst)
+    shutil.copytree(str(src) + ".d", str(dst) + ".d")
+    return dst
+
+
+def readers(db: Path, tier: str) -> set[str]:
+    """The subspaces whose check reads ``tier``."""
+    with Database(db) as d:
+        infos = d.tiers()
+        present = {s.tier for s in infos}
+        return {s.name for s in infos if parse_tier(tier) in read_tiers(d.rules, s.tier, present) and s.name != tier}
+
+
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory):
+    """Each game solved twice (the second time as on a new machine) and its first database
+    verified with a new ledger: {game: (second database, ledger)}."""
+    out = {}
+    for game, args in (("plain", PLAIN), ("history", HISTORY)):
+        tmp = tmp_path_factory.mktemp(f"ledger-{game}")
+        first, again = solve(args, tmp / "first.h5"), solve(args, tmp / "again.h5")
+        ledger = tmp / "ledger.jsonl"
+        res = verify(first, tmp / "first.log", ledger)
+        assert res.exit_code == 0, res.output
+        checks = logged(tmp / "first.log")
+        assert checks and all(e["ok"] and e["method"] != verify_run.LEDGER for e in checks.values())
+        lines = ledger.read_text().splitlines()
+        assert json.loads(lines[0])["rules"] == make_rules(*args[1:2], args[3::2]).to_dict()
+        assert sorted(json.loads(x)["subspace"] for x in lines[1:]) == sorted(checks)  # every passed check recorded
+        out[game] = (again, ledger)
+    return out
+
+
+@pytest.mark.parametrize("game", ["plain", "history"])
+def test_a_database_solved_again_is_not_checked_again(checked, game, tmp_path):
+    again, ledger = checked[game]
+    before = ledger.read_text()
+    res = verify(again, tmp_path / "again.log", ledger)
+    assert res.exit_code == 0, res.output
+    checks = logged(tmp_path / "again.log")
+    with Database(again) as d:
+        assert set(checks) == {s.name for s in d.tiers()}
+    assert all(e["ok"] and e["method"] == verify_run.LEDGER for e in checks.values())
+    assert ledger.read_text() == before  # nothing new to record
+
+
+def test_a_changed_tier_and_the_checks_that_read_it_are_checked_in_full(checked, tmp_path):
+    again, ledger = checked["plain"]
+    bad = copy_db(again, tmp_path / "bad.h5")
+    tier = "3-4"
+    with Database(bad) as d:
+        v = d.values(*parse_tier(tier))
+    slot = int(tamper_check.kind_slots(v)[tamper_check.CHANGES[0]][0])
+    tamper_check.change_one(bad, tier, slot, tamper_check.changed_value(tamper_check.CHANGES[0], int(v[slot])))  # checksum refreshed
+    res = verify(bad, tmp_path / "bad.log", shutil.copy(ledger, tmp_path / "ledger.jsonl"))
+    assert res.exit_code == 1, res.output
+    checks = logged(tmp_path / "bad.log")
+    redo = readers(bad, tier) | {tier}
+    assert len(redo) >= 3  # (its twin and the removals that lead into it)
+    assert {n for n, e in checks.items() if e["method"] != verify_run.LEDGER} == redo
+    assert checks[tier]["checksum_ok"] and checks[tier]["mismatches"] >= 1 and not checks[tier]["ok"]
+    assert {n for n, e in checks.items() if not e["ok"]} <= redo  # (a check that reads the changed value may fail too)
+
+
+def test_values_that_no_longer_give_their_checksum_are_checked_and_fail(checked, tmp_path):
+    again, ledger = checked["plain"]
+    bad = copy_db(again, tmp_path / "bad.h5")
+    with h5py.File(subspace_file(bad, "4-4"), "r+") as f:
+        ds = f["subspaces"]["4-4"]
+        v = ds[...]
+        v[np.flatnonzero(v == 0)[0]] = 3  # a draw made a loss in 2, its stored checksum left as it was
+        ds[...] = v
+    res = verify(bad, tmp_path / "bad.log", shutil.copy(ledger, tmp_path / "ledger.jsonl"))
+    assert res.exit_code == 1, res.output
+    checks = logged(tmp_path / "bad.log")
+    assert checks["4-4"]["method"] != verify_run.LEDGER and not checks["4-4"]["checksum_ok"]
+    assert [n for n, e in checks.items() if not e["ok"]] == ["4-4"]
+
+
+def test_a_changed_side_table_is_checked_in_full(checked, tmp_path):
+    again, ledger = checked["history"]
+    bad = copy_db(again, tmp_path / "bad.h5")
+    with h5py.File(subspace_file(bad, "3-3"), "r+") as f:
+        ds = f["history/3-3/values"]
+        v = ds[...]
+        v[int(np.flatnonzero(v != 0)[3])] += 2  # the same side wins (or loses) two plies later
+        ds[...] = v
+        f["history/3-3"].attrs["checksum"] = history_checksum(f["history/3-3/keys"][...], v)
+    res = verify(bad, tmp_path / "bad.log", shutil.copy(ledger, tmp_path / "ledger.jsonl"))
+    assert res.exit_code == 1, res.output
+    checks = logged(tmp_path / "bad.log")
+    assert {n for n, e in checks.items() if e["method"] != verify_run.LEDGER} == readers(bad, "3-3") | {"3-3"}
+    assert [n for n, e in checks.items() if not e["ok"]] == ["3-3"] and checks["3-3"]["mismatches"] >= 1
+
+
+def test_a_ledger_of_other_rules_is_refused_in_one_line(checked, tmp_path):
+    again, _ = checked["plain"]
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({"kind": "morris verify ledger", "version": 1, "rules": make_rules("six", ["men=3"]).to_dict()}) + "\n")
+    res = verify(again, tmp_path / "x.log", other)
+    assert res.exit_code == 2
+    assert res.output.strip() == f"error: {other} is the ledger of six men=3, not of six men=4"
+    assert not (tmp_path / "x.log").exists()
+
+
+def test_a_line_cut_off_by_a_kill_is_passed_over(checked, tmp_path):
+    again, ledger = checked["plain"]
+    lines = ledger.read_text().splitlines()
+    cut = tmp_path / "ledger.jsonl"
+    cut.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][: len(lines[-1]) // 2] + "\n")
+    last = json.loads(lines[-1])["subspace"]
+    res = verify(again, tmp_path / "again.log", cut)
+    assert res.exit_code == 0, res.output
+    checks = logged(tmp_path / "again.log")
+    assert [n for n, e in checks.items() if e["method"] != verify_run.LEDGER] == [last]  # checked again, and recorded
+    assert json.loads(cut.read_text().splitlines()[-1])["subspace"] == last

@@ -15,12 +15,17 @@ each subspace whose values and reads are the ones a passed check saw (``solver.v
 once its values read back give their stored checksum.
 
     python benchmarks/verify_run.py --db data/twelve.h5 --log data/verify-morabaraba.jsonl \
-        --ledger benchmarks/verified/twelve.jsonl
+        --ledger benchmarks/verified/twelve.jsonl --commit-every 600
+
+``--commit-every`` commits the ledger alone to git (``git commit -- LEDGER``) at most that often
+and at the end: a session cut off without warning keeps what its commits hold, and a lost machine
+takes the rest.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 from pathlib import Path
 
@@ -58,16 +63,21 @@ def logged(log: Path) -> dict[str, dict]:
               help="the moving subspaces only, or the tiers with men in hand only")
 @click.option("--ledger", "ledger_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="passed checks kept across databases (JSON lines): recorded, and taken where the values are the same")
-def main(db_path: Path, log: Path, threads: int | None, max_memory: str | None, phase: str, ledger_path: Path | None) -> None:
+@click.option("--commit-every", type=float, default=None, metavar="SECONDS",
+              help="with --ledger: commit it (alone) to git at most this often, and at the end")
+def main(db_path: Path, log: Path, threads: int | None, max_memory: str | None, phase: str, ledger_path: Path | None,
+         commit_every: float | None) -> None:
     try:
-        run(db_path, log, threads, max_memory, phase, ledger_path)
+        run(db_path, log, threads, max_memory, phase, ledger_path, commit_every)
     except MorrisError as e:  # (a ledger of other rules, a database it cannot read: one line)
         click.echo(f"error: {e}", err=True)
         raise SystemExit(2) from None
 
 
-def run(db_path: Path, log: Path, threads: int | None, max_memory: str | None, phase: str, ledger_path: Path | None) -> None:
+def run(db_path: Path, log: Path, threads: int | None, max_memory: str | None, phase: str, ledger_path: Path | None,
+        commit_every: float | None = None) -> None:
     wall = time.perf_counter()
+    committed = [wall]  # when the ledger was last committed
     with Database(db_path) as db:
         infos = db.tiers()
         # (the tiers with men in hand are listed too; ``--phase`` keeps one phase)
@@ -85,12 +95,17 @@ def run(db_path: Path, log: Path, threads: int | None, max_memory: str | None, p
         _log(log, check)
         if ledger and check.ok:
             ledger.record(by_name[check.name], check.method, check.seconds)
+            if commit_every is not None and time.perf_counter() - committed[0] >= commit_every:
+                commit(ledger.path)
+                committed[0] = time.perf_counter()
         click.echo(f"{check.name}: {'ok' if check.ok else 'FAILED'} ({check.method}, {check.seconds:.1f} s)", err=True)
 
     if todo:
         budget = parse_size(max_memory) if max_memory else None
         click.echo(json.dumps(memory_plan(db_path, subspaces=todo, max_memory=budget)), err=True)
         verify(db_path, threads=threads, progress=False, on_check=record, subspaces=todo, max_memory=budget)
+    if ledger and commit_every is not None:
+        commit(ledger.path)
     entries = logged(log)
     failed = sorted(name for name in names if not entries.get(name, {}).get("ok"))
     total = {
@@ -121,6 +136,23 @@ def _from_ledger(db: Database, ledger: Ledger, subs, log: Path) -> set[str]:
     if carried:
         click.echo(f"{len(carried)} subspaces checked before with the same values ({ledger.path}): not checked again", err=True)
     return carried
+
+
+def commit(path: Path) -> bool:
+    """Commit ``path`` alone (``git commit -- path``: whatever else is staged stays staged) in
+    the git work tree that holds it; whether a commit was made. Nothing to commit, no work tree,
+    or the index busy with another commit: nothing is made, and the next call tries again."""
+    path = path.resolve()
+    top = subprocess.run(["git", "-C", str(path.parent), "rev-parse", "--show-toplevel"], capture_output=True, text=True)
+    if top.returncode:
+        return False
+    git = ["git", "-C", top.stdout.strip()]
+    if subprocess.run([*git, "add", "--", str(path)], capture_output=True).returncode:
+        return False
+    n = sum(1 for _ in path.open()) - 1
+    done = subprocess.run([*git, "commit", "-q", "-m", f"verify ledger: {path.name}, {n} passed checks", "--", str(path)],
+                          capture_output=True)
+    return done.returncode == 0
 
 
 def _log(log: Path, check: SubspaceCheck | dict) -> None:

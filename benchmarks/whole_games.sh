@@ -15,8 +15,9 @@
 # data/G.jsonl (the solve's JSON lines), data/G.time.log (/usr/bin/time -v of each segment),
 # data/verify-G.jsonl (one line a checked tier) and data/verify-G.time.log,
 # benchmarks/verified/<database name>.jsonl (the verify's ledger: each passed check with the
-# checksums of what it read; commit it as it grows, so that a database solved again on a new
-# machine is not checked again where its values are the same), data/G.tamper.md and
+# checksums of what it read, committed to git alone every 10 minutes and at the end of each
+# verify, so that a database solved again on a new machine is not checked again where its
+# values are the same), data/G.tamper.md and
 # .json (the verify of a few tiers with one value changed, benchmarks/tamper_check.py), data/G.table.md (its
 # row of the README's table), benchmarks/checksums/<database name>-whole.json,
 # benchmarks/rulesets/<database name>.json (what notebooks/old_rules.ipynb plots) and
@@ -150,7 +151,7 @@ for name in "${names[@]}"; do
         echo "$name: verify the moving phase ($(date -u +%FT%TZ))"
         echo "=== verify $(date -u +%FT%TZ)" >> "data/verify-$name.time.log"
         /usr/bin/time -v python benchmarks/verify_run.py --db "$db" --log "data/verify-$name.jsonl" --ledger "$ledger" --phase moving \
-            2>> "data/verify-$name.time.log"
+            --commit-every 600 2>> "data/verify-$name.time.log"
         echo moving-verified > "$step"
     fi
     echo "$name: solve ($(date -u +%FT%TZ))"
@@ -160,7 +161,8 @@ for name in "${names[@]}"; do
     echo solved > "$step"
     echo "$name: verify ($(date -u +%FT%TZ))"
     echo "=== verify $(date -u +%FT%TZ)" >> "data/verify-$name.time.log"
-    /usr/bin/time -v python benchmarks/verify_run.py --db "$db" --log "data/verify-$name.jsonl" --ledger "$ledger" 2>> "data/verify-$name.time.log"
+    /usr/bin/time -v python benchmarks/verify_run.py --db "$db" --log "data/verify-$name.jsonl" --ledger "$ledger" --commit-every 600 \
+        2>> "data/verify-$name.time.log"
     echo verified > "$step"
     # and it fails where one value is changed (a scratch copy: the database is not written)
     python benchmarks/tamper_check.py --db "$db" --json "data/$name.tamper.json" > "data/$name.tamper.md" \

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# What a session does first for the long runs (issues 23 and 26): on a new machine (no .venv)
+# install the project as .ci/run does, say what data/ holds (a new machine's is empty: each game
+# starts its solve again, and its verify takes what the ledgers in benchmarks/verified/ hold),
+# then start benchmarks/oom_guard.sh and benchmarks/whole_games.sh unless they run already.
+# The chain dies with the session; this resumes it.
+#
+#   benchmarks/chain_start.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [[ ! -x .venv/bin/morris ]]; then
+    echo "no .venv: installing the project (a new machine)"
+    python3 -m venv .venv
+    .venv/bin/python -m pip install --quiet --upgrade pip
+    .venv/bin/python -m pip install --quiet -e ".[test]"
+fi
+steps=$(cd data && ls -- *.step 2>/dev/null | tr '\n' ' ' || true)
+echo "data/: $(du -sh data | cut -f1); step files: ${steps:-none}"
+for f in benchmarks/verified/*.jsonl; do
+    if [[ -f $f ]]; then
+        echo "ledger $f: $(($(wc -l < "$f") - 1)) passed checks"
+    fi
+done
+if pgrep -f "benchmarks/whole_games.sh" > /dev/null; then
+    echo "the chain is running (data/whole_games.out)"
+    exit 0
+fi
+if ! pgrep -f "morris solve" > /dev/null; then
+    rm -f data/*.h5.lock  # (left by the solve the last session's end killed)
+fi
+pgrep -f "benchmarks/oom_guard.sh" > /dev/null || nohup benchmarks/oom_guard.sh > /dev/null 2>&1 &
+nohup benchmarks/whole_games.sh >> data/whole_games.out 2>&1 &
+echo "the chain started: tail -f data/whole_games.out"

@@ -20,7 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import tamper_check  # noqa: E402
 import verify_run  # noqa: E402
 
+import solver  # noqa: E402
 from solver.cli import main as morris  # noqa: E402
+from solver.numba_cache import source_key  # noqa: E402
 from solver.rules import make_rules  # noqa: E402
 from solver.storage.database import Database  # noqa: E402
 from solver.storage.files import history_checksum, subspace_file  # noqa: E402
@@ -75,6 +77,7 @@ def checked(tmp_path_factory):
         lines = ledger.read_text().splitlines()
         assert json.loads(lines[0])["rules"] == make_rules(*args[1:2], args[3::2]).to_dict()
         assert sorted(json.loads(x)["subspace"] for x in lines[1:]) == sorted(checks)  # every passed check recorded
+        assert {json.loads(x)["code"] for x in lines[1:]} == {source_key(Path(solver.__file__).parent)}  # and by which code
         out[game] = (again, ledger)
     return out
 

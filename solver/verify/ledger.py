@@ -12,7 +12,9 @@ verify survives the loss of its database, and only the solve is repeated.
 
 One JSON object a line: first the header (the rules), then one line a passed check, appended as
 each check passes, so that a run cut off loses nothing finished; a line cut off in the middle is
-passed over.
+passed over. Each line also names the code that made the check (``numba_cache.source_key`` of the
+package, for the record): a check is taken whatever code made it, as a finished verify's verdict
+is kept when the code moves on.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import json
 from pathlib import Path
 
 from ..errors import MismatchError
+from ..numba_cache import source_key
 from ..rules.rulesets import RuleSet
 from ..storage.database import Database, SubspaceInfo
 from ..storage.files import checksum_pieces, history_checksum_pieces
@@ -60,6 +63,7 @@ class Ledger:
         self.path, self.rules = Path(path), rules
         self.infos = {s.tier: s for s in infos}
         self.entries: dict[str, dict] = {}
+        self.code = source_key(Path(__file__).resolve().parents[1])
         header = {"kind": KIND, "version": VERSION, "rules": rules.to_dict()}
         lines = self.path.read_text().splitlines() if self.path.exists() else []
         parsed = [x for x in (_parse(line) for line in lines) if x is not None]
@@ -103,7 +107,7 @@ class Ledger:
         if reads is None:
             return
         entry = {"subspace": s.name, "fingerprint": fingerprint(s), "reads": reads, "positions": s.positions,
-                 "method": method, "seconds": round(seconds, 1)}
+                 "method": method, "seconds": round(seconds, 1), "code": self.code}
         with self.path.open("a") as f:
             f.write(json.dumps(entry) + "\n")
         self.entries[s.name] = entry

@@ -43,8 +43,7 @@ def verify(db: Path, log: Path, ledger: Path):
     return CliRunner().invoke(verify_run.main, ["--db", str(db), "--log", str(log), "--ledger", str(ledger)])
 
 
-def logged(log: Path) -> dict[str, dict]:
-    return {e["subspace"]: e for e in map(json.loads, log.read_text().splitlines())}
+logged = verify_run.logged
 
 
 def copy_db(src: Path, dst: Path) -> Path:

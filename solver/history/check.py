@@ -25,11 +25,8 @@ class MovingCheck:
         self.depth = removal_depth(db.rules)
 
     def reached(self, a: int, b: int) -> list[tuple[int, int]]:
-        """Subspace (a, b) and those a move from it leads into (the sides swap; a removal takes
-        up to ``depth`` of the opponent's men), as far as the database has them: a missing one
-        shows as the error of a successor not found."""
-        out = [(a, b)] + [(b - k, a) for k in range(self.depth + 1)]
-        return [t for i, t in enumerate(out) if t in self.present and t not in out[:i]]
+        """Subspace (a, b) and those a move from it leads into (``reached``)."""
+        return reached(a, b, self.depth, self.present)
 
     def check(self, s) -> tuple[bool, int, str | None]:
         a, b = s.mover, s.opponent
@@ -46,3 +43,11 @@ class MovingCheck:
             checksum_pieces(pieces(self.db.dataset(s.mover, s.opponent))) == s.checksum
             and history_checksum_pieces(pieces(side["keys"]), pieces(side["values"])) == s.history["checksum"]
         )
+
+
+def reached(a: int, b: int, depth: int, present) -> list[tuple[int, int]]:
+    """Moving subspace (a, b) and those a move from it leads into (the sides swap; a removal takes
+    up to ``depth`` of the opponent's men), as far as ``present`` has them: a missing one shows
+    as the error of a successor not found."""
+    out = [(a, b)] + [(b - k, a) for k in range(depth + 1)]
+    return [t for i, t in enumerate(out) if t in present and t not in out[:i]]

@@ -28,25 +28,26 @@ from ..numba_cache import source_key
 from ..rules.rulesets import RuleSet
 from ..storage.database import Database, SubspaceInfo
 from ..storage.files import checksum_pieces, history_checksum_pieces
-from ..tiers import Tier, fewer_men_needed, removal_depth, successors
+from ..history.check import reached
+from ..history.store import pieces
+from ..tiers import Tier, removal_depth
+from .check import moving_reads, tier_reads
 
 KIND = "morris verify ledger"
 VERSION = 1
-PIECE = 1 << 24  # values read back at a time for the checksum
 
 
 def read_tiers(rules: RuleSet, t: Tier, present: set[Tier]) -> list[Tier]:
-    """The subspaces the check of ``t`` reads besides itself (``verify.check``'s reads: a moving
-    subspace its twin and its removals' subspaces, a tier with men in hand its successors; under
-    the history rule a moving subspace the ones of ``history.check.MovingCheck``, as far as the
-    database has them)."""
+    """The subspaces the check of ``t`` reads besides itself: ``verify.check``'s reads
+    (``moving_reads``, ``tier_reads``), or under the history rule a moving subspace's
+    ``history.check.reached`` as far as the database has them."""
     a, b, ha, hb = t
     if ha or hb:
-        return list(successors(rules, t))
+        return tier_reads(rules, [t])[0][1:]
     if rules.reclose != "allowed":
-        out = [(b - k, a, 0, 0) for k in range(removal_depth(rules) + 1)]
-        return [x for i, x in enumerate(out) if x in present and x not in out[:i] and x != t]
-    return [(b, a, 0, 0), *((x, y, 0, 0) for x, y in fewer_men_needed(rules, a, b))]
+        moving = {(x, y) for x, y, hx, hy in present if hx == hy == 0}
+        return [(x, y, 0, 0) for x, y in reached(a, b, removal_depth(rules), moving)[1:]]
+    return moving_reads(rules, [t])[0][1:]
 
 
 def fingerprint(s: SubspaceInfo) -> str:
@@ -117,17 +118,12 @@ def values_match(db: Database, s: SubspaceInfo) -> bool:
     """Whether the values of ``s`` read back from the database give its stored checksum (and its
     side table's), a piece at a time."""
     ds = db.dataset(*s.tier)
-    if checksum_pieces(_pieces(ds)) != s.checksum:
+    if checksum_pieces(pieces(ds)) != s.checksum:
         return False
     if s.history:
         side = db.history_group(s.mover, s.opponent)
-        return history_checksum_pieces(_pieces(side["keys"]), _pieces(side["values"])) == s.history["checksum"]
+        return history_checksum_pieces(pieces(side["keys"]), pieces(side["values"])) == s.history["checksum"]
     return True
-
-
-def _pieces(ds):
-    for lo in range(0, ds.shape[0], PIECE):
-        yield ds[lo : lo + PIECE]
 
 
 def _parse(line: str) -> dict | None:

@@ -25,12 +25,12 @@ takes the rest.
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 from pathlib import Path
 
 import click
 
+import commit_paths
 from solver.cli.solve import parse_size
 from solver.errors import MorrisError
 from solver.storage.database import Database
@@ -139,20 +139,9 @@ def _from_ledger(db: Database, ledger: Ledger, subs, log: Path) -> set[str]:
 
 
 def commit(path: Path) -> bool:
-    """Commit ``path`` alone (``git commit -- path``: whatever else is staged stays staged) in
-    the git work tree that holds it; whether a commit was made. Nothing to commit, no work tree,
-    or the index busy with another commit: nothing is made, and the next call tries again."""
-    path = path.resolve()
-    top = subprocess.run(["git", "-C", str(path.parent), "rev-parse", "--show-toplevel"], capture_output=True, text=True)
-    if top.returncode:
-        return False
-    git = ["git", "-C", top.stdout.strip()]
-    if subprocess.run([*git, "add", "--", str(path)], capture_output=True).returncode:
-        return False
-    n = sum(1 for _ in path.open()) - 1
-    done = subprocess.run([*git, "commit", "-q", "-m", f"verify ledger: {path.name}, {n} passed checks", "--", str(path)],
-                          capture_output=True)
-    return done.returncode == 0
+    """Commit the ledger ``path`` alone (``commit_paths``); whether a commit was made."""
+    n = sum(1 for _ in path.open()) - 1 if path.exists() else 0
+    return commit_paths.commit(path, f"verify ledger: {path.name}, {n} passed checks")
 
 
 def _log(log: Path, check: SubspaceCheck | dict) -> None:

@@ -24,9 +24,12 @@
 # solver/books/<database name> (the tiers with BOOK_HAND or more men in hand); a game of the
 # history rule also data/G.compare.md and .json (its plain states against the plain game's values,
 # tier by tier). Then, unless KEEP_DATABASES is set, it removes the database (a 9-men one takes
-# about 11 GB, Lasker's and Morabaraba's several times that; see drop-standard below): commit
-# those files before the next session's clean-up. `morris solve --whole-game` with the same
-# options rebuilds it.
+# about 11 GB, Lasker's and Morabaraba's several times that; see drop-standard below).
+# `morris solve --whole-game` with the same options rebuilds it. What a game leaves is committed
+# to git as soon as it is made (benchmarks/commit_paths.py: those paths alone), since a session is
+# cut off without warning and a new machine's data/ is empty: data/'s files of the game copied to
+# benchmarks/games/G/ after its moving phase's verify, after its solve and when it is done, then
+# with its checksums, statistics and book.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . .venv/bin/activate
@@ -83,6 +86,19 @@ a = sys.argv[2:]; print(capped_men(make_rules(a[0], [a[i + 1] for i in range(1, 
 default_db() {
     python -c "import sys; from solver.rules import make_rules; from solver.storage.files import default_path
 a = sys.argv[2:]; print(default_path(make_rules(a[0], [a[i + 1] for i in range(1, len(a), 2)])))" "$@"
+}
+
+# bank G MESSAGE [PATH...]: data/'s files of game G copied to benchmarks/games/G/ and committed
+# with the PATHs (a failed commit, e.g. git busy, is tried again at the next bank)
+bank() {
+    local name=$1 message=$2 dir="benchmarks/games/$1" f
+    shift 2
+    mkdir -p "$dir"
+    for f in "$name.jsonl" "$name.time.log" "verify-$name.jsonl" "verify-$name.time.log" "$name.tamper.md" "$name.tamper.json" \
+        "$name.plain.jsonl" "$name.plain.time.log" "$name.compare.md" "$name.compare.json" "$name.table.md"; do
+        if [[ -f "data/$f" ]]; then cp "data/$f" "$dir/$f"; fi
+    done
+    python benchmarks/commit_paths.py -m "$name: $message (benchmarks/whole_games.sh)" "$dir" "$@" || true
 }
 
 names=("$@")
@@ -153,12 +169,14 @@ for name in "${names[@]}"; do
         /usr/bin/time -v python benchmarks/verify_run.py --db "$db" --log "data/verify-$name.jsonl" --ledger "$ledger" --phase moving \
             --commit-every 600 2>> "data/verify-$name.time.log"
         echo moving-verified > "$step"
+        bank "$name" "the moving phase solved and verified"
     fi
     echo "$name: solve ($(date -u +%FT%TZ))"
     echo "=== run $(date -u +%FT%TZ)" >> "data/$name.time.log"
     # shellcheck disable=SC2086
     /usr/bin/time -v morris solve --whole-game "$@" ${SOLVE[$name]:-} --db "$db" --json >> "data/$name.jsonl" 2>> "data/$name.time.log"
     echo solved > "$step"
+    bank "$name" "solved whole"
     echo "$name: verify ($(date -u +%FT%TZ))"
     echo "=== verify $(date -u +%FT%TZ)" >> "data/verify-$name.time.log"
     /usr/bin/time -v python benchmarks/verify_run.py --db "$db" --log "data/verify-$name.jsonl" --ledger "$ledger" --commit-every 600 \
@@ -186,7 +204,10 @@ for name in "${names[@]}"; do
         > "data/$name.table.md"
     [[ -n "${NO_BOOK[$name]:-}" ]] || morris book build --db "$db" --min-hand "${BOOK_HAND[$name]:-12}"
     echo done > "$step"
-    echo "$name: done ($(date -u +%FT%TZ)); table in data/$name.table.md"
+    book=()
+    [[ -n "${NO_BOOK[$name]:-}" ]] || book=("solver/books/$base.h5")
+    bank "$name" "solved whole and verified" "benchmarks/checksums/$base-whole.json" "benchmarks/rulesets/$base.json" "${book[@]}"
+    echo "$name: done ($(date -u +%FT%TZ)); table in data/$name.table.md, committed with its files (benchmarks/games/$name)"
     if [[ -z "${KEEP_DATABASES:-}" ]]; then
         rm -rf "$db" "$db.d" "$db.lock"
         echo "$name: removed $db"

@@ -1,0 +1,63 @@
+"""``benchmarks/commit_paths.py``: what the long runs bank in git as they finish it (a game's logs,
+checksums, statistics and book; the verify's ledger) is committed alone, and nothing staged
+beside it goes with it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import commit_paths  # noqa: E402
+
+
+@pytest.fixture
+def repo(tmp_path):
+    root = tmp_path / "repo"
+    root.mkdir()
+
+    def git(*args):
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True).stdout
+
+    git("init", "-q")
+    git("config", "user.name", "t")
+    git("config", "user.email", "t@example.invalid")
+    (root / ".gitignore").write_text("/data/*\n")
+    (root / "README").write_text("a\n")
+    git("add", ".gitignore", "README")
+    git("commit", "-q", "-m", "start")
+    return root, git
+
+
+def test_the_paths_alone_are_committed_and_what_is_staged_stays_staged(repo):
+    root, git = repo
+    (root / "README").write_text("b\n")
+    git("add", "README")  # (the session's own work in progress)
+    games = root / "benchmarks" / "games" / "g"
+    games.mkdir(parents=True)
+    (games / "g.jsonl").write_text("{}\n")
+    (root / "g-whole.json").write_text("{}\n")
+    assert commit_paths.commit([games, root / "g-whole.json", root / "missing.h5"], "g: done")
+    assert git("log", "-1", "--format=%s") == "g: done\n"
+    assert sorted(git("show", "--name-only", "--format=", "HEAD").split()) == ["benchmarks/games/g/g.jsonl", "g-whole.json"]
+    assert git("diff", "--cached", "--name-only").split() == ["README"]
+    # nothing new: no commit; an ignored path is refused, not forced in
+    assert not commit_paths.commit([games], "g: again")
+    (root / "data").mkdir()
+    (root / "data" / "g.h5").write_text("x\n")
+    assert not commit_paths.commit([root / "data" / "g.h5"], "g: the database")
+    assert git("log", "-1", "--format=%s") == "g: done\n"
+
+
+def test_the_command_says_whether_it_committed(repo):
+    root, git = repo
+    (root / "t.md").write_text("| row |\n")
+    made = CliRunner().invoke(commit_paths.main, ["-m", "t: table", str(root / "t.md")])
+    assert made.exit_code == 0 and "committed: t: table" in made.output
+    again = CliRunner().invoke(commit_paths.main, ["-m", "t: table", str(root / "t.md")])
+    assert again.exit_code == 1 and "nothing committed" in again.output
+    assert git("log", "--format=%s").splitlines() == ["t: table", "start"]

@@ -36,8 +36,9 @@ def check_half(a, b, info, counts, bfirst, vals, ht, ix, g, bad, err):
     """Mark in ``bad`` (one flag per state of half (a, b), in its numbering) each state whose
     stored value is not the one its moves give; every subspace a move reaches must be in the
     store. A slot's moves, their successors' slots and those slots' codes are found once for all
-    of its states; each state then drops what its ban forbids and finds its successors' codes
-    (the smallest image of their records, ``states.canonical_state``'s) among them."""
+    of its states; the successors' values once for each pending record among them (a successor's
+    code is the smallest image of its records, ``states.canonical_state``'s, found among its
+    slot's); each state then folds those of the moves its ban leaves."""
     slots = info[a, b, SLOTS]
     v0 = info[a, b, V0]
     c0 = info[a, b, C0]
@@ -48,6 +49,8 @@ def check_half(a, b, info, counts, bfirst, vals, ht, ix, g, bad, err):
         syms, bans, pends, codes = scratch()
         syms2, bans2, pends2, own = scratch()
         msyms = np.empty(16, dtype=np.int64)
+        succ = np.empty(MAX_MOVES, dtype=np.int64)  # a move's successor value under one pending record (-1: missing)
+        order = np.empty(MAX_CODES + 1, dtype=np.int64)
         lo = c * CHUNK
         t = first_state(a, b, lo, info, counts, bfirst)
         for s in range(lo, min(slots, lo + CHUNK)):
@@ -99,25 +102,31 @@ def check_half(a, b, info, counts, bfirst, vals, ht, ix, g, bad, err):
                     continue
                 f[6] = first_state(a2, b2, slot, info, counts, bfirst)
                 prefetch(vals, f[6])
+            # A successor depends on the state's pending record (it becomes the next mover's
+            # ban) and not on its ban, which only forbids moves: the successors' values are found
+            # once for each pending record of the slot's states, then each state folds the moves
+            # its ban leaves. (Slots hold about 2.5 states at 9 men, and fewer pending records.)
+            for jj in range(n):  # the states in order of their pending record (a few: insertion)
+                key = own[jj] & PEND_MASK
+                i = jj - 1
+                while i >= 0 and (own[order[i]] & PEND_MASK) > key:
+                    order[i + 1] = order[i]
+                    i -= 1
+                order[i + 1] = jj
             used = 0
-            for jj in range(n):
-                ban = own[jj] >> CODE_BITS
-                pend = own[jj] & PEND_MASK
-                stored = vals[t + jj]
-                legal = 0
-                win = 0  # the earliest win (as a stored code), 0 for none
-                loss = -1  # the latest loss
-                draw = False
-                for r in range(n_rows):
+            g0 = 0
+            while g0 < n:
+                pend = own[order[g0]] & PEND_MASK
+                g1 = g0 + 1
+                while g1 < n and (own[order[g1]] & PEND_MASK) == pend:
+                    g1 += 1
+                for r in range(n_rows):  # each move's successor value under this pending record
                     f = facts[r]
-                    if forbids(ban, f[0], f[1], f[2], ht):
-                        continue
-                    legal += 1
                     if f[5] == LOST:
-                        win = 1
+                        succ[r] = 1  # the opponent is left 2 men: as a successor lost in 0
                         continue
                     if f[5] == MISSING:
-                        err[ERR_SUCC] += 1
+                        succ[r] = -1
                         continue
                     nban = live(pend, f[3], f[2], ht)
                     if nban == 0 and f[4] == 0:
@@ -137,24 +146,36 @@ def check_half(a, b, info, counts, bfirst, vals, ht, ix, g, bad, err):
                         else:
                             j = find_code(lists[f[8]:], f[9], (image_of(nban, f[7], ht) << CODE_BITS) | image_of(f[4], f[7], ht))
                             k = f[6] + j if j >= 0 else -1
-                    if k < 0:
-                        err[ERR_SUCC] += 1
-                        continue
-                    v = vals[k]
-                    if v == 0:
-                        draw = True
-                    elif (v - 1) % 2 == 0:
-                        if win == 0 or v < win:
-                            win = v  # the successor's mover loses in v - 1: a win in v
-                    elif v > loss:
-                        loss = v
-                if legal == 0:
-                    want = 1  # blocked: lost in 0
-                elif win:
-                    want = win + 1
-                elif draw:
-                    want = 0
-                else:
-                    want = loss + 1
-                bad[t + jj - v0] = stored != want
+                    succ[r] = vals[k] if k >= 0 else -1
+                for q in range(g0, g1):
+                    jj = order[q]
+                    ban = own[jj] >> CODE_BITS
+                    legal = 0
+                    win = 0  # the earliest win (as a stored code), 0 for none
+                    loss = -1  # the latest loss
+                    draw = False
+                    for r in range(n_rows):
+                        if ban != 0 and forbids(ban, facts[r, 0], facts[r, 1], facts[r, 2], ht):
+                            continue
+                        legal += 1
+                        v = succ[r]
+                        if v < 0:
+                            err[ERR_SUCC] += 1  # a successor missing from the store
+                        elif v == 0:
+                            draw = True
+                        elif (v - 1) % 2 == 0:
+                            if win == 0 or v < win:
+                                win = v  # the successor's mover loses in v - 1: a win in v
+                        elif v > loss:
+                            loss = v
+                    if legal == 0:
+                        want = 1  # blocked: lost in 0
+                    elif win:
+                        want = win + 1
+                    elif draw:
+                        want = 0
+                    else:
+                        want = loss + 1
+                    bad[t + jj - v0] = vals[t + jj] != want
+                g0 = g1
             t += n

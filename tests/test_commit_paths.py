@@ -4,37 +4,17 @@ beside it goes with it."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import commit_paths  # noqa: E402
 
 
-@pytest.fixture
-def repo(tmp_path):
-    root = tmp_path / "repo"
-    root.mkdir()
-
-    def git(*args):
-        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True).stdout
-
-    git("init", "-q")
-    git("config", "user.name", "t")
-    git("config", "user.email", "t@example.invalid")
-    (root / ".gitignore").write_text("/data/*\n")
-    (root / "README").write_text("a\n")
-    git("add", ".gitignore", "README")
-    git("commit", "-q", "-m", "start")
-    return root, git
-
-
-def test_the_paths_alone_are_committed_and_what_is_staged_stays_staged(repo):
-    root, git = repo
+def test_the_paths_alone_are_committed_and_what_is_staged_stays_staged(git_repo):
+    root, git = git_repo
     (root / "README").write_text("b\n")
     git("add", "README")  # (the session's own work in progress)
     games = root / "benchmarks" / "games" / "g"
@@ -53,8 +33,8 @@ def test_the_paths_alone_are_committed_and_what_is_staged_stays_staged(repo):
     assert git("log", "-1", "--format=%s") == "g: done\n"
 
 
-def test_the_command_says_whether_it_committed(repo):
-    root, git = repo
+def test_the_command_says_whether_it_committed(git_repo):
+    root, git = git_repo
     (root / "t.md").write_text("| row |\n")
     made = CliRunner().invoke(commit_paths.main, ["-m", "t: table", str(root / "t.md")])
     assert made.exit_code == 0 and "committed: t: table" in made.output

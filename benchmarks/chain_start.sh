@@ -21,6 +21,12 @@ for f in benchmarks/verified/*.jsonl; do
         echo "ledger $f: $(($(wc -l < "$f") - 1)) passed checks"
     fi
 done
+# a commit cut off with the last session (the chain commits while it runs) leaves git's index
+# locked, and every later commit would fail: removed where no git command runs
+if [[ -e .git/index.lock ]] && ! pgrep -x git > /dev/null; then
+    rm -f .git/index.lock
+    echo "removed a stale .git/index.lock (a commit cut off with the last session)"
+fi
 if pgrep -f "benchmarks/whole_games.sh" > /dev/null; then
     echo "the chain is running (data/whole_games.out)"
     exit 0

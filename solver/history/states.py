@@ -76,12 +76,20 @@ def smallest_image(ban, pend, syms, nsyms, ht):
 def position_codes(m, o, ht, ix, bans, pends, syms, out):
     """The codes of the canonical position (m, o)'s states: ``out[0] = 0`` (the plain state),
     then those with a record, ascending; how many, or -1 past ``out``."""
-    out[0] = 0
     nb_ = list_records(m, o, ht, bans)
     np_ = list_records(o, m, ht, pends)
     if nb_ == 0 and np_ == 0:
+        out[0] = 0
         return 1
-    nsyms = stabiliser_of(m, o, ix, syms)
+    return pair_codes(bans, nb_, pends, np_, syms, stabiliser_of(m, o, ix, syms), ht, out)
+
+
+@helper
+def pair_codes(bans, nb_, pends, np_, syms, nsyms, ht, out):
+    """``position_codes`` from the position's live records, ascending (``bans[:nb_]``, the side
+    to move's; ``pends[:np_]``) and the symmetries other than the identity that fix it
+    (``syms[:nsyms]``): the admissible pairs, each listed once, by its smallest image."""
+    out[0] = 0
     k = 1
     for i in range(-1, nb_):
         ban = 0 if i < 0 else bans[i]

@@ -14,10 +14,10 @@ from ..jit import prefetch
 from ..rules.bits import popcount
 from ..rules.movegen import MAX_MOVES, OPT_FULL_DRAW, apply_move, generate_moves
 from .kernels import ERR_SUCC
-from .records import forbids, image_of, live, made
+from .records import forbids, image_of, list_records, live, made, point_of
 from .states import (
-    B0, BLOCK_BITS, C0, MAX_CODES, PEND_MASK, SLOTS, V0, canonical_position, canonical_with, find_code, first_state,
-    mover_setup, position_codes, scratch, slot_states, state_number,
+    B0, BLOCK_BITS, C0, MAX_CODES, MAX_RECORDS, PEND_MASK, SLOTS, V0, canonical_position, canonical_with, find_code, first_state,
+    mapped_sorted, mover_setup, pair_codes, position_codes, scratch, slot_states, state_number,
 )
 from .tables import CODE_BITS
 
@@ -51,6 +51,7 @@ def check_half(a, b, info, counts, bfirst, vals, ht, ix, g, bad, err):
         msyms = np.empty(16, dtype=np.int64)
         succ = np.empty(MAX_MOVES, dtype=np.int64)  # a move's successor value under one pending record (-1: missing)
         order = np.empty(MAX_CODES + 1, dtype=np.int64)
+        orecs = np.empty(MAX_RECORDS, dtype=np.int64)  # the next mover's records wherever their point is empty
         lo = c * CHUNK
         t = first_state(a, b, lo, info, counts, bfirst)
         for s in range(lo, min(slots, lo + CHUNK)):
@@ -58,6 +59,7 @@ def check_half(a, b, info, counts, bfirst, vals, ht, ix, g, bad, err):
             if n == 0:
                 continue
             m, o = slot_states(a, b, s, n, ht, ix, bans2, pends2, syms2, own)
+            n_orecs = -1  # (listed when a successor's codes first need them)
             if g.opts[OPT_FULL_DRAW] and (m | o) == ht.full:
                 for jj in range(n):
                     bad[t + jj - v0] = vals[t + jj] != 0
@@ -134,7 +136,25 @@ def check_half(a, b, info, counts, bfirst, vals, ht, ix, g, bad, err):
                     else:
                         if f[7] >= 0 and f[8] < 0 and f[9] > 1:  # its slot's codes, listed once
                             if used + MAX_CODES + 1 <= lists.shape[0]:
-                                f[9] = position_codes(f[10], f[11], ht, ix, bans, pends, syms, lists[used:])
+                                if f[3] == o:
+                                    # No removal: the next mover's men are o, as before the move, so
+                                    # its records are o's, listed once for the position (they depend
+                                    # on o alone), less those whose point the move fills; only the
+                                    # mover's are listed again. One symmetry ranks the successor
+                                    # (f[7] >= 0), so its records map by it and none other fixes it.
+                                    if n_orecs < 0:
+                                        n_orecs = list_records(o, 0, ht, orecs)
+                                    nb_ = 0
+                                    for i in range(n_orecs):
+                                        if (f[2] >> point_of(orecs[i], ht)) & 1 == 0:
+                                            bans2[nb_] = orecs[i]
+                                            nb_ += 1
+                                    np_ = list_records(f[2], o, ht, pends2)
+                                    mapped_sorted(bans2, nb_, f[7], ht, bans)
+                                    mapped_sorted(pends2, np_, f[7], ht, pends)
+                                    f[9] = pair_codes(bans, nb_, pends, np_, syms, 0, ht, lists[used:])
+                                else:
+                                    f[9] = position_codes(f[10], f[11], ht, ix, bans, pends, syms, lists[used:])
                                 f[8] = used
                                 used += f[9]
                             else:

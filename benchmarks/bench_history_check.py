@@ -19,14 +19,13 @@ import time
 import click
 import numpy as np
 
-from solver.history.solve import HistorySubspace, Store
+from solver.history.solve import HistorySubspace, Store, removal_targets
 from solver.history.states import SLOTS, subspace_index
 from solver.history.tables import history_tables, plain_rules
 from solver.history.verify import check_half
 from solver.index.tables import board_index
 from solver.rules import make_rules
 from solver.rules.tables import game_tables
-from solver.tiers import removal_depth
 
 
 @click.command()
@@ -41,7 +40,7 @@ def main(name, options, subspace, slots, rounds):
     ht, bix = history_tables(rules), board_index(rules.board)
     ix = bix.tables
     rng = np.random.default_rng(1)
-    reached = [(a, b)] + [(b - k, a) for k in range(removal_depth(rules) + 1) if b - k >= 3]
+    reached = [(a, b), (b, a), *removal_targets(rules, a, b)]  # (its twin, and where its removals lead)
     t0 = time.perf_counter()
     parts = []
     for s in dict.fromkeys(reached):

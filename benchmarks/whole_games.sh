@@ -203,10 +203,11 @@ for name in "${names[@]}"; do
         --time-log data/whole.time.log --time-log "data/$name.time.log" --checksums-dir benchmarks/checksums --stats-dir benchmarks/rulesets \
         > "data/$name.table.md"
     [[ -n "${NO_BOOK[$name]:-}" ]] || morris book build --db "$db" --min-hand "${BOOK_HAND[$name]:-12}"
-    echo done > "$step"
+    # banked before the step says done: a run cut off between the two makes them again
     book=()
     [[ -n "${NO_BOOK[$name]:-}" ]] || book=("solver/books/$base.h5")
     bank "$name" "solved whole and verified" "benchmarks/checksums/$base-whole.json" "benchmarks/rulesets/$base.json" "${book[@]}"
+    echo done > "$step"
     echo "$name: done ($(date -u +%FT%TZ)); table in data/$name.table.md, committed with its files (benchmarks/games/$name)"
     if [[ -z "${KEEP_DATABASES:-}" ]]; then
         rm -rf "$db" "$db.d" "$db.lock"

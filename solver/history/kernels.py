@@ -502,6 +502,13 @@ def level_step(level, parts, spread, part0, info, counts, bfirst, value, count, 
                 if k < 0:
                     err[ERR_OVERFLOW] += 1
                     continue
+                # the predecessors' values (and counts, after a win) are scattered reads that the
+                # atomics below keep from starting early: all asked for now, sorted meanwhile
+                for i in range(k):
+                    if qs[i] >= 0:
+                        prefetch(value, qs[i])
+                        if wins:
+                            prefetch(count, qs[i])
                 sort_by(qs, k, order)
                 for i in range(k):
                     r = order[i]

@@ -66,7 +66,7 @@ declare -A PLAIN=([viking-ban]="--rules viking" [standard-ban]="--rules standard
 # Morabaraba take several, the history rule's two games (issue 23) most of a day each
 # ("ultra": not a game but issue 22's draw ranks of data/standard.h5, morris rank, about 3 hours)
 # ("drop-standard": not a game; data/standard.h5, 24 GB with its draw ranks, is removed there, since
-# Lasker's database (about 53 GiB) and Morabaraba's (about 45 GiB) do not fit beside it in the
+# Lasker's database (about 53 GiB) and Morabaraba's (41.1 GiB as written) do not fit beside it in the
 # roughly 77 GB this machine has for data; its checksums, statistics and book are in the
 # repository, and `morris solve --whole-game`, then `morris rank`, rebuild it in about 4 hours)
 # Morabaraba before Lasker: Lasker's cycling groups run at 7.2 M positions/s at men=6 against

@@ -179,3 +179,17 @@ def test_the_shipped_book_answers_the_start_of_nine_mens_morris_with_no_database
         assert len(an.moves) == 24 and {m.value for m in an.moves} == {"draw"}
         after = an.moves[0].after  # one man placed: its 24 - 1 answers come from the book too
         assert len(db.analyse(after).moves) == 23
+
+
+def test_the_shipped_book_answers_morabaraba_as_gevay_and_danner_found(tmp_path):
+    """Gévay and Danner (arXiv:1408.0032): Morabaraba's start is a win for the first player;
+    a summary of their paper gives its depth as 49. The book's answer, with no database, must
+    agree, and the first placements' values must give the start's (the best of them)."""
+    rules = make_rules("twelve")
+    with open_database(tmp_path / "none.h5", rules) as db:
+        assert db.path == books.find_book(rules)
+        an = db.analyse(start_position(rules))
+        assert (an.probe.value, an.probe.plies) == ("win", 49)
+        assert len(an.moves) == 24
+        wins = [m.plies for m in an.moves if m.value == "win"]
+        assert wins and min(wins) == 49

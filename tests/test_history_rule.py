@@ -31,6 +31,7 @@ from reference_history import (
 )
 
 from solver.errors import NotationError, RulesError
+from solver.history.tables import IMAGE, MAN, POINT, history_tables
 from solver.rules import Position, make_rules
 from solver.rules.notation import (
     Ban,
@@ -436,6 +437,40 @@ def test_records_are_canonical_and_closed():
                         assert nxt in gen.states(o2, m2)
     assert made_seen["same-man"] > 100 and made_seen["running-mill"] > 10, made_seen
 
+
+
+@pytest.mark.parametrize("name", ["viking", "standard", "twelve", "six"])
+@pytest.mark.parametrize("reading", ["same-man", "running-mill"])
+def test_record_tables_match_the_records_read_by_hand(name, reading):
+    """The engine's per-code table (``HistoryTables.rec``: a record's point, its man, its image
+    under each symmetry), read where the kernels once divided by n, against the reference's own
+    decoding: every record a position can hold, moved by each symmetry point by point (a
+    running-mill record's mills by their point sets)."""
+    rules = make_rules(name, [f"reclose={reading}"])
+    gen, ht = HistoryGen(rules), history_tables(rules)
+    board = rules.board_data
+    mills = [int(m) for m in board.mill_masks]
+    checked = 0
+    for p in range(board.n):
+        if reading == "same-man":
+            bans = [Ban(q, p) for q in range(board.n) if q != p]
+        else:
+            through = [k for k, m in enumerate(mills) if (m >> p) & 1]
+            bans = [Ban(-1, p, tuple(k for j, k in enumerate(through) if sub >> j & 1)) for sub in range(1, 1 << len(through))]
+        for ban in bans:
+            code = gen.encode(ban)
+            assert ht.rec[code, POINT] == p == gen.point(code)
+            assert ht.rec[code, MAN] == (ban.frm if reading == "same-man" else 0)
+            for g, perm in enumerate(board.symmetries):
+                if reading == "same-man":
+                    image = Ban(perm[ban.frm], perm[p])
+                else:
+                    moved = [sum(1 << perm[q] for q in range(board.n) if mills[k] >> q & 1) for k in ban.mills]
+                    image = Ban(-1, perm[p], tuple(sorted(mills.index(m) for m in moved)))
+                assert ht.rec[code, IMAGE + g] == gen.encode(image), (ban, g)
+                checked += 1
+    assert ht.rec[0].tolist() == [0] * ht.rec.shape[1]  # no record: none under every symmetry
+    assert checked >= board.n * len(board.symmetries)  # at least one record a point
 
 def test_symmetric_states_have_equal_values(six3):
     """Each of the six board's symmetries maps a state (men and records) to one of equal value

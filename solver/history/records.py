@@ -9,9 +9,11 @@ the plain position, and two states differ only where the moves their bans forbid
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..jit import helper
 from ..rules.bits import ctz, popcount
-from .tables import SAME_MAN
+from .tables import IMAGE, MAN, POINT, SAME_MAN
 
 
 @helper
@@ -28,9 +30,7 @@ def reach(owner, p, ht):
 @helper
 def point_of(code, ht):
     """The point a record keeps its owner from re-entering."""
-    if ht.kind == SAME_MAN:
-        return (code - 1) % ht.n
-    return (code - 1) // 16
+    return np.int64(ht.rec[code, POINT])
 
 
 @helper
@@ -40,8 +40,8 @@ def live(code, owner, other, ht):
     if code == 0:
         return 0
     if ht.kind == SAME_MAN:
-        q = (code - 1) // ht.n
-        p = (code - 1) % ht.n
+        q = np.int64(ht.rec[code, MAN])
+        p = np.int64(ht.rec[code, POINT])
         if (owner >> q) & 1 == 0 or ((owner | other) >> p) & 1:
             return 0
         if not flies(owner, ht) and (ht.adj[p] >> q) & 1 == 0:
@@ -145,7 +145,7 @@ def forbids(ban, frm, to, after, ht):
     if ban == 0:
         return False
     if ht.kind == SAME_MAN:
-        return frm == (ban - 1) // ht.n and to == (ban - 1) % ht.n
+        return frm == np.int64(ht.rec[ban, MAN]) and to == np.int64(ht.rec[ban, POINT])
     p = (ban - 1) // 16
     if to != p:
         return False
@@ -160,16 +160,4 @@ def forbids(ban, frm, to, after, ht):
 @helper
 def image_of(code, g, ht):
     """The record ``code`` under symmetry g."""
-    if code == 0:
-        return 0
-    if ht.kind == SAME_MAN:
-        q = (code - 1) // ht.n
-        p = (code - 1) % ht.n
-        return 1 + ht.perm[g, q] * ht.n + ht.perm[g, p]
-    p = (code - 1) // 16
-    local = (code - 1) % 16
-    out = 0
-    for j in range(ht.thr_count[p]):
-        if (local >> j) & 1:
-            out |= 1 << ht.lperm[g, p, j]
-    return 1 + 16 * ht.perm[g, p] + out
+    return np.int64(ht.rec[code, IMAGE + g])

@@ -15,6 +15,7 @@ SAME_MAN, RUNNING_MILL = 1, 2
 KINDS = {"same-man": SAME_MAN, "running-mill": RUNNING_MILL}
 MAX_THROUGH = 4  # mills through one point: a running-mill record keeps one bit each
 CODE_BITS = 10  # a state's code: ban << CODE_BITS | pending (as tests/reference_history.py)
+POINT, MAN, IMAGE = 0, 1, 2  # the rows of HistoryTables.rec
 
 
 class HistoryTables(NamedTuple):
@@ -26,8 +27,12 @@ class HistoryTables(NamedTuple):
     thr_mask: np.ndarray  # thr_mask[p, j]: the j-th mill through p (board.mills order), 0-padded
     thr_rest: np.ndarray  # the same mill without p
     thr_count: np.ndarray  # mills through p
-    perm: np.ndarray  # perm[g, p]: the image of point p under symmetry g
-    lperm: np.ndarray  # lperm[g, p, j]: the local number, among the mills through perm[g, p], of the image of p's j-th mill
+    # per record code (0: none; then every code a record can have, ``record_tables``):
+    # rec[code, POINT]: its point, rec[code, MAN]: its man's point (same-man; else 0),
+    # rec[code, IMAGE + g]: its image under symmetry g. Lookups where the kernels would divide by
+    # n: a code's row together, int16 so that the table stays in the first-level cache (21 KB); one
+    # field, since a call of a helper that is not inlined passes each array of the tuple word by word
+    rec: np.ndarray
     mills: np.ndarray  # every mill's mask
 
 
@@ -77,10 +82,35 @@ def history_tables(rules: RuleSet) -> HistoryTables:
                 if (m >> p) & 1:
                     lperm[g, p, local[p, k]] = local[int(pg[p]), kk]
     adj = np.asarray(board.adjacency_masks, dtype=np.int64)
+    kind = KINDS[rules.reclose]
     return HistoryTables(
-        KINDS[rules.reclose], n, (1 << n) - 1, adj, int(rules.flying == "at-3"), thr_mask, thr_rest, thr_count, perm, lperm,
-        np.array(mills, dtype=np.int64),
+        kind, n, (1 << n) - 1, adj, int(rules.flying == "at-3"), thr_mask, thr_rest, thr_count,
+        record_tables(kind, n, thr_count, perm, lperm), np.array(mills, dtype=np.int64),
     )
+
+
+def record_tables(kind: int, n: int, thr_count, perm, lperm) -> np.ndarray:
+    """``HistoryTables.rec`` for every code up to the largest (same-man ``1 + q n + p``: n * n;
+    running-mill ``1 + 16 p + local``: 16 n), from ``perm[g, p]`` (the image of point p under
+    symmetry g) and ``lperm[g, p, j]`` (the local number, among the mills through perm[g, p],
+    of the image of p's j-th mill)."""
+    size = (n * n if kind == SAME_MAN else 16 * n) + 1
+    rec = np.zeros((size, IMAGE + len(perm)), dtype=np.int16)
+    for code in range(1, size):
+        if kind == SAME_MAN:
+            q, p = divmod(code - 1, n)
+            rec[code, POINT], rec[code, MAN] = p, q
+            rec[code, IMAGE:] = 1 + perm[:, q] * n + perm[:, p]
+        else:
+            p, local = divmod(code - 1, 16)
+            rec[code, POINT] = p
+            for g in range(len(perm)):
+                out = 0
+                for j in range(int(thr_count[p])):
+                    if (local >> j) & 1:
+                        out |= 1 << int(lperm[g, p, j])
+                rec[code, IMAGE + g] = 1 + 16 * int(perm[g, p]) + out
+    return rec
 
 
 def encode_ban(ban, rules: RuleSet) -> int:

@@ -438,7 +438,6 @@ def test_records_are_canonical_and_closed():
     assert made_seen["same-man"] > 100 and made_seen["running-mill"] > 10, made_seen
 
 
-
 @pytest.mark.parametrize("name", ["viking", "standard", "twelve", "six"])
 @pytest.mark.parametrize("reading", ["same-man", "running-mill"])
 def test_record_tables_match_the_records_read_by_hand(name, reading):
@@ -471,6 +470,7 @@ def test_record_tables_match_the_records_read_by_hand(name, reading):
                 checked += 1
     assert ht.rec[0].tolist() == [0] * ht.rec.shape[1]  # no record: none under every symmetry
     assert checked >= board.n * len(board.symmetries)  # at least one record a point
+
 
 def test_symmetric_states_have_equal_values(six3):
     """Each of the six board's symmetries maps a state (men and records) to one of equal value

@@ -15,7 +15,7 @@ SAME_MAN, RUNNING_MILL = 1, 2
 KINDS = {"same-man": SAME_MAN, "running-mill": RUNNING_MILL}
 MAX_THROUGH = 4  # mills through one point: a running-mill record keeps one bit each
 CODE_BITS = 10  # a state's code: ban << CODE_BITS | pending (as tests/reference_history.py)
-POINT, MAN, IMAGE = 0, 1, 2  # the rows of HistoryTables.rec
+POINT, MAN, IMAGE = 0, 1, 2  # the columns of HistoryTables.rec (IMAGE + g: under symmetry g)
 
 
 class HistoryTables(NamedTuple):
@@ -30,8 +30,9 @@ class HistoryTables(NamedTuple):
     # per record code (0: none; then every code a record can have, ``record_tables``):
     # rec[code, POINT]: its point, rec[code, MAN]: its man's point (same-man; else 0),
     # rec[code, IMAGE + g]: its image under symmetry g. Lookups where the kernels would divide by
-    # n: a code's row together, int16 so that the table stays in the first-level cache (21 KB); one
-    # field, since a call of a helper that is not inlined passes each array of the tuple word by word
+    # n: a code's row together, int16 (codes stay below 1 << CODE_BITS) so that the table stays in
+    # the first-level cache (21 KB on 24 points); one field, since every array a tuple holds slows
+    # each helper that takes it (RESULTS.md, 2026-11-28: three unused ones cost predecessors 50 %)
     rec: np.ndarray
     mills: np.ndarray  # every mill's mask
 

@@ -1,9 +1,12 @@
 """The long runs' helpers in benchmarks/: the disk check made before each game
-(``disk_check.py``) and the table's reference read from a statistics file (``game_table.py``)."""
+(``disk_check.py``), the table's reference read from a statistics file (``game_table.py``), and
+the map that names numba's functions for ``perf`` (``perf_numba.py``)."""
 
 from __future__ import annotations
 
 import json
+import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -82,3 +85,25 @@ def test_a_finished_group_records_the_peak_so_far(tmp_path):
     assert res.exit_code == 0, res.output
     pairs = [json.loads(x) for x in res.stdout.splitlines() if '"pair"' in x]
     assert pairs and all(p["peak_rss_bytes"] > 50 * 2**20 for p in pairs)
+
+
+def test_the_perf_map_names_the_numba_functions_a_script_compiled(tmp_path):
+    script = tmp_path / "tiny.py"
+    script.write_text(
+        "import numba as nb\n\n@nb.njit(cache=True)\ndef triangle(n):\n    s = 0\n"
+        "    for i in range(n):\n        s += i\n    return s\n\nprint(triangle(10))\n"
+    )
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "perf_numba.py"), "--objects", str(tmp_path / "o"), str(script)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "45"  # the script ran, once
+    path = Path(re.search(r"perf map: (\S+)", run.stderr).group(1))
+    try:
+        rows = [line.split(" ", 2) for line in path.read_text().splitlines()]
+    finally:
+        path.unlink()
+    named = [(int(a, 16), int(s, 16)) for a, s, name in rows if "triangle" in name and "cpython" not in name and not name.startswith("cfunc.")]
+    assert len(named) == 1 and named[0][0] > 0 and 0 < named[0][1] < 1 << 20
+    starts = sorted(int(a, 16) for a, _, _ in rows)
+    assert all(int(a, 16) + int(s, 16) <= next((x for x in starts if x > int(a, 16)), 1 << 64) for a, s, _ in rows)
+    assert (tmp_path / "o" / "triangle-0.o").read_bytes()[:4] == b"\x7fELF"  # its object code, for objdump

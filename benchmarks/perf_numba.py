@@ -25,6 +25,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+MAX_SIZE = 1 << 20  # bytes of code a function is given in the map at most
+
 
 def compiled_libraries():
     """(dispatcher name, code library) of every numba function compiled in this process."""
@@ -44,7 +46,8 @@ def compiled_libraries():
 
 def symbols(libraries) -> list[tuple[int, int, str]]:
     """(start, size, name) of every defined function of the libraries, by address; a function's
-    size is taken as the distance to the next one (the map needs one, the module does not say)."""
+    size is taken as the distance to the next one (the map needs one, the module does not say),
+    at most 1 MiB (the last one of a library's code would otherwise reach over to the next's)."""
     starts = {}
     for _, lib in libraries:
         try:
@@ -57,7 +60,7 @@ def symbols(libraries) -> list[tuple[int, int, str]]:
                 if addr:
                     starts[addr] = fn.name
     ordered = sorted(starts.items())
-    return [(a, (ordered[i + 1][0] - a if i + 1 < len(ordered) else 4096), n) for i, (a, n) in enumerate(ordered)]
+    return [(a, min(ordered[i + 1][0] - a if i + 1 < len(ordered) else 4096, MAX_SIZE), n) for i, (a, n) in enumerate(ordered)]
 
 
 def main(argv: list[str]) -> int:

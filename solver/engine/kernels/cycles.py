@@ -35,7 +35,7 @@ from ...rules.movegen import MAX_MOVES, OPT_FLY, OPT_MILL_WINS, _emit_with_remov
 from ...values import DUP
 from .atomic import atomic_fetch_sub, atomic_min
 from .codes import CHUNK, MAX_LEVEL, SYMS, wins_in
-from .placements import DRAW_KEY, WIN_KEY, rows_key, value_of
+from .placements import DRAW_KEY, WIN_KEY, key_of, value_of
 from .placing import MOVE, judge
 from .successors import closed_by, count_internal, mill_keeps_men, open_mills, sort_unique, sort_unique_range
 
@@ -81,6 +81,13 @@ def own_key(code):
     return code - 1
 
 
+# moves_pass: positions judged together, and the room for their removing moves' successors, so
+# that the scattered reads of those successors (a solved tier's value, after the opponent's
+# ``mask_info`` entry) are asked for a batch ahead instead of waited for one at a time
+MOVES_BATCH = 32
+ROWS_ROOM = 2048
+
+
 @nb.njit(cache=True, parallel=True)
 def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
     """The moves of every position of tier (a, b, ha, hb) under Lasker's rule, after
@@ -96,7 +103,11 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
     else a position with no move inside gets its value, the others PENDING with
     ``ext`` and their count. Rules where a mill wins, a full board draws or a blocked side passes
     take ``placing.tier_pass`` and ``summarise`` instead. Returns the successors that found no
-    stored position."""
+    stored position.
+
+    The positions are taken MOVES_BATCH at a time: their removing moves' successors listed first
+    (asking for each one's ``mask_info`` entry), then ranked (asking for its value), then read
+    (``removal_keys``), and each position concluded after (``conclude_moves``)."""
     n, point_mills, mill_masks = g.n, g.point_mills, g.mill_masks
     flying = g.opts[OPT_FLY] != 0 and a + ha == 3
     places = ha > 0
@@ -115,11 +126,17 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
         points = np.empty(a, dtype=np.int64)
         goes = np.empty(a, dtype=np.int64)
         closes = np.empty(a, dtype=np.int64)
+        # the batch: per position its slot, men, best key so far and moves (all, and closing);
+        # per removing move's successor its opponent-to-be, mover-to-be, kind and position
+        pos = np.empty((MOVES_BATCH, 6), dtype=np.int64)
+        rows = np.empty((ROWS_ROOM, 4), dtype=np.int64)
+        npos, nrows = 0, 0
         lo = c * CHUNK
+        hi = min(slots, lo + CHUNK)
         m, o = unrank_position(a, b, lo, ix)
         rep, r = lo // per, lo % per
         last_m = np.int64(-1)
-        for s in range(lo, min(slots, lo + CHUNK)):
+        for s in range(lo, hi):
             if s > lo:  # each slot's position follows from the one before
                 m, o, r, rep = next_position(a, b, m, o, r, rep, ix)
             if places:
@@ -150,26 +167,88 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
                     to = ctz(lowt)
                     m2 = (m ^ lowf) | lowt
                     formed = mills_formed(m2, to, point_mills)
-                    rows = _emit_with_removals(buf, 0, frm, to, formed, o, g)
+                    k = _emit_with_removals(buf, 0, frm, to, formed, o, g)
                     # the rows that remove leave the group; one that removes nothing stays in it
-                    key, nbad = rows_key(key, buf, rows, frm, to, m2, o, hb, succ, MOVE, ix)
-                    bad[c] += nbad
-            if key >= DRAW_KEY:  # never a loss: a win inside, sooner, comes from the un-moves alone
-                value[s] = PENDING
-                ext[s] = value_of(key)
-                count[s] = NOT_COUNTED
-                continue
-            if ix.mask_info[o] & SYMMETRIC:
-                k = count_internal(a, b, m, o, flying, succ_slots, syms, g, ix)
-            else:  # no two moves reach one slot: counted in the loop above (``count_internal``'s way)
-                k = moves if closing and mill_keeps_men(o, g) else moves - closing
-            if k == 0:
-                value[s] = value_of(key)
-            else:
-                value[s] = PENDING
-                ext[s] = value_of(key)
-                count[s] = k
+                    for q in range(k):
+                        o2 = o
+                        removed = 0
+                        for col in range(2, 5):
+                            if buf[q, col] >= 0:
+                                o2 &= ~(np.int64(1) << buf[q, col])
+                                removed += 1
+                        if removed == 0:
+                            continue
+                        if popcount(o2) + hb < 3:
+                            key = max(key, WIN_KEY - 1)  # the opponent is left with two men: a win in 1
+                            continue
+                        if nrows == ROWS_ROOM:
+                            bad[c] += removal_keys(rows, nrows, pos, succ, ix)
+                            nrows = 0
+                        prefetch(ix.mask_info, o2)
+                        rows[nrows, 0], rows[nrows, 1] = o2, m2
+                        rows[nrows, 2], rows[nrows, 3] = MOVE + removed, npos
+                        nrows += 1
+            pos[npos, 0], pos[npos, 1], pos[npos, 2] = s, m, o
+            pos[npos, 3], pos[npos, 4], pos[npos, 5] = key, moves, closing
+            npos += 1
+            if npos == MOVES_BATCH or s == hi - 1:
+                bad[c] += removal_keys(rows, nrows, pos, succ, ix)
+                conclude_moves(a, b, pos, npos, flying, value, ext, count, succ_slots, syms, g, ix)
+                npos, nrows = 0, 0
+        if npos:
+            bad[c] += removal_keys(rows, nrows, pos, succ, ix)
+            conclude_moves(a, b, pos, npos, flying, value, ext, count, succ_slots, syms, g, ix)
     return bad.sum()
+
+
+@helper
+def removal_keys(rows, nrows, pos, succ, ix):
+    """``moves_pass``' removing moves' successors ``rows[:nrows]`` (opponent-to-be, mover-to-be,
+    kind, position in the batch) ranked into their tiers (``succ`` by kind), each one's value
+    asked for, then read: each position's key ``pos[p, 3]`` raised to the best. Returns the
+    successors that found no stored position (the slot past its tier, or DUP there)."""
+    n = ix.n
+    for i in range(nrows):
+        o2, after = rows[i, 0], rows[i, 1]
+        slot = slot_from(o2, after, ix.mask_info[o2], ix.binom[n - popcount(o2), popcount(after)], ix)
+        arr = succ[rows[i, 2]]
+        if slot < arr.shape[0]:
+            prefetch(arr, slot)
+        rows[i, 0] = slot
+    bad = 0
+    for i in range(nrows):
+        arr = succ[rows[i, 2]]
+        slot = rows[i, 0]
+        if slot >= arr.shape[0]:
+            bad += 1
+            continue
+        v = arr[slot]
+        bad += v == DUP
+        p = rows[i, 3]
+        pos[p, 3] = max(pos[p, 3], key_of(v))
+    return bad
+
+
+@helper
+def conclude_moves(a, b, pos, npos, flying, value, ext, count, succ_slots, syms, g, ix):
+    """``moves_pass``' last step for the batch's ``npos`` positions, their keys complete."""
+    for p in range(npos):
+        s, m, o, key, moves, closing = pos[p, 0], pos[p, 1], pos[p, 2], pos[p, 3], pos[p, 4], pos[p, 5]
+        if key >= DRAW_KEY:  # never a loss: a win inside, sooner, comes from the un-moves alone
+            value[s] = PENDING
+            ext[s] = value_of(key)
+            count[s] = NOT_COUNTED
+            continue
+        if ix.mask_info[o] & SYMMETRIC:
+            k = count_internal(a, b, m, o, flying, succ_slots, syms, g, ix)
+        else:  # no two moves reach one slot: counted in the loop above (``count_internal``'s way)
+            k = moves if closing and mill_keeps_men(o, g) else moves - closing
+        if k == 0:
+            value[s] = value_of(key)
+        else:
+            value[s] = PENDING
+            ext[s] = value_of(key)
+            count[s] = k
 
 
 @helper

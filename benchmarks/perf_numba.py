@@ -14,7 +14,20 @@ NAME the dispatcher's), so that ``objdump -d`` shows the instructions the sample
 ``perf script -F ip`` gives the sampled addresses, less a function's start (from the map) the
 offsets into its code. On this VM perf samples a software clock: a sample names the instruction
 after the one that was running, so a load or prefetch that waits shows on the instruction that
-follows it. Not a test; ``tests/test_chain_tools.py`` checks that the map names a function.
+follows it.
+
+With ``--attach PID`` the map is written for another, running process instead (``/tmp/perf-PID.map``):
+a long solve whose numba code was loaded from the cache, which ``perf record -p PID`` then names.
+SCRIPT compiles the same functions afresh here (the same sources give the same machine code), and
+each is placed in PID's executable memory (``/proc/PID/mem``) where windows of its code match
+(the addresses it calls differ, so no one window need match); only those found are written:
+
+    .venv/bin/python benchmarks/perf_numba.py --attach PID benchmarks/bench_cycles.py --rules lasker -o men=4 --db /tmp/l4.h5 --rounds 1 --ways fast
+    perf record -F 49 -p PID -o /tmp/live.data -- sleep 240
+    perf report -i /tmp/live.data --sort sym
+
+Not a test; ``tests/test_chain_tools.py`` checks that the map names a function, in this process
+and in another.
 """
 
 from __future__ import annotations
@@ -63,12 +76,90 @@ def symbols(libraries) -> list[tuple[int, int, str]]:
     return [(a, min(ordered[i + 1][0] - a if i + 1 < len(ordered) else 4096, MAX_SIZE), n) for i, (a, n) in enumerate(ordered)]
 
 
+WINDOW = 24  # bytes of a function's code matched at a time in the other process
+VOTES = 3  # windows that must agree on a function's start there
+MATCHED = 4096  # bytes of a function's code whose windows are looked for (enough to place it)
+
+
+def own_code(table) -> list[tuple[str, bytes]]:
+    """(name, code) of every function of ``table`` (``symbols``), read from this process's memory
+    (a size reaching past the mapped code is cut where the reading fails)."""
+    out = []
+    with open("/proc/self/mem", "rb", 0) as mem:
+        for start, size, name in table:
+            code = b""
+            while size >= WINDOW and not code:
+                try:
+                    mem.seek(start)
+                    code = mem.read(size)
+                except OSError:
+                    size //= 2
+            if code:
+                out.append((name, code))
+    return out
+
+
+def executable_memory(pid: int) -> list[tuple[int, bytes]]:
+    """(start, bytes) of every executable anonymous mapping of process ``pid`` (the JIT's code)."""
+    regions = []
+    with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/mem", "rb", 0) as mem:
+        for line in maps:
+            fields = line.split()
+            if "x" in fields[1] and len(fields) < 6:
+                lo, hi = (int(x, 16) for x in fields[0].split("-"))
+                mem.seek(lo)
+                regions.append((lo, mem.read(hi - lo)))
+    return regions
+
+
+def place(funcs, regions) -> list[tuple[int, int, str]]:
+    """(start, size, name) of each function of ``funcs`` found in ``regions``: every window of
+    WINDOW bytes (8 apart) that occurs once there votes for the start it implies, and VOTES
+    agreeing place it. Sizes are cut at the next function placed and at the mapping's end."""
+    found = []
+    for name, code in funcs:
+        votes: dict[int, int] = {}
+        for off in range(0, min(len(code), MATCHED) - WINDOW + 1, 8):
+            window = code[off:off + WINDOW]
+            if len(set(window)) < 6:  # padding and the like match anywhere
+                continue
+            for lo, blob in regions:
+                i = blob.find(window)
+                if i >= 0 and blob.find(window, i + 1) < 0:
+                    votes[lo + i - off] = votes.get(lo + i - off, 0) + 1
+        if votes:
+            start = max(votes, key=votes.get)
+            if votes[start] >= VOTES:
+                end = next((lo + len(blob) for lo, blob in regions if lo <= start < lo + len(blob)), None)
+                if end is not None:
+                    found.append((start, min(len(code), end - start), name))
+    found.sort()
+    return [(a, min(s, found[i + 1][0] - a) if i + 1 < len(found) else s, n) for i, (a, s, n) in enumerate(found)]
+
+
+def owners(libraries) -> dict[str, str]:
+    """The dispatchers each function is compiled into, joined by '+' (a helper is in every kernel
+    that inlines it), so that the map names a parfor body by its kernel."""
+    out: dict[str, set] = {}
+    for dispatcher, lib in libraries:
+        try:
+            functions = lib._final_module.functions
+        except AttributeError:
+            continue
+        for fn in functions:
+            if not fn.is_declaration:
+                out.setdefault(fn.name, set()).add(dispatcher)
+    return {k: "+".join(sorted(v)) for k, v in out.items()}
+
+
 def main(argv: list[str]) -> int:
-    objects = None
+    objects = attach = None
     if argv[:1] == ["--objects"]:
         objects, argv = Path(argv[1]), argv[2:]
+    elif argv[:1] == ["--attach"] and len(argv) > 1 and argv[1].isdigit():
+        attach, argv = int(argv[1]), argv[2:]
     if not argv:
-        print("usage: perf_numba.py [--objects DIR] SCRIPT [ARGS...]", file=sys.stderr)
+        print("usage: perf_numba.py [--objects DIR | --attach PID] SCRIPT [ARGS...]", file=sys.stderr)
         return 2
     os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="perf-numba-")
     import runpy
@@ -82,6 +173,19 @@ def main(argv: list[str]) -> int:
         status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
     libraries = list(compiled_libraries())
     table = symbols(libraries)
+    if attach is not None:
+        who = owners(libraries)
+        funcs = [(f"{who.get(n, '?')}:{n}", code) for n, code in own_code(table)]
+        try:
+            placed = place(funcs, executable_memory(attach))
+        except OSError as e:
+            print(f"error: cannot read the memory of process {attach}: {e}", file=sys.stderr)
+            return 1
+        path = Path(f"/tmp/perf-{attach}.map")
+        path.write_text("".join(f"{a:x} {s:x} {n}\n" for a, s, n in placed))
+        print(f"perf map: {path} ({len(placed)} of {len(funcs)} functions found in process {attach})", file=sys.stderr)
+        shutil.rmtree(os.environ["NUMBA_CACHE_DIR"], ignore_errors=True)
+        return status
     path = Path(f"/tmp/perf-{os.getpid()}.map")
     path.write_text("".join(f"{a:x} {s:x} {n}\n" for a, s, n in table))
     print(f"perf map: {path} ({len(table)} functions)", file=sys.stderr)

@@ -1,14 +1,18 @@
 """The long runs' helpers in benchmarks/: the disk check made before each game
 (``disk_check.py``), the table's reference read from a statistics file (``game_table.py``), and
-the map that names numba's functions for ``perf`` (``perf_numba.py``)."""
+the map that names numba's functions for ``perf`` (``perf_numba.py``), in its own process and in
+another."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import disk_check  # noqa: E402
@@ -107,3 +111,51 @@ def test_the_perf_map_names_the_numba_functions_a_script_compiled(tmp_path):
     starts = sorted(int(a, 16) for a, _, _ in rows)
     assert all(int(a, 16) + int(s, 16) <= next((x for x in starts if x > int(a, 16)), 1 << 64) for a, s, _ in rows)
     assert (tmp_path / "o" / "triangle-0.o").read_bytes()[:4] == b"\x7fELF"  # its object code, for objdump
+
+
+def test_the_perf_map_places_the_functions_of_another_running_process(tmp_path):
+    """``--attach PID``: the functions SCRIPT compiles here are found in a running process that
+    compiled the same code itself, and the map (perf's, named after that process) puts them in
+    its executable memory."""
+    script = tmp_path / "tiny.py"
+    script.write_text(
+        "import numba as nb\n\n@nb.njit(cache=True)\ndef triangle(n):\n    s = 0\n"
+        "    for i in range(n):\n        s += i * i % 7\n    return s\n\nprint(triangle(10))\n"
+    )
+    target = tmp_path / "target.py"
+    target.write_text(
+        "import ctypes, runpy, sys\n"
+        # Yama's ptrace scope may let only a parent read a process's memory: let any one read this
+        "ctypes.CDLL(None).prctl(0x59616D61, ctypes.c_ulong(2**64 - 1), 0, 0, 0)\n"
+        f"tri = runpy.run_path({str(script)!r}, run_name='__main__')['triangle']\n"
+        # where its functions really are, for the test to compare
+        "lib = next(iter(tri.overloads.values())).library\n"
+        "for fn in lib._final_module.functions:\n"
+        "    if not fn.is_declaration:\n"
+        "        print(fn.name, lib.get_pointer_to_function(fn.name))\n"
+        "print('ready', flush=True)\n"
+        "sys.stdin.readline()\n"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.Popen([sys.executable, str(target)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    path = Path(f"/tmp/perf-{proc.pid}.map")
+    try:
+        assert proc.stdout.readline().strip() == "19"  # (its own print of triangle(10))
+        where = {}
+        for line in iter(proc.stdout.readline, "ready\n"):
+            name, addr = line.split()
+            where[name] = int(addr)
+        run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "perf_numba.py"), "--attach", str(proc.pid), str(script)],
+                             capture_output=True, text=True, timeout=300)
+        if run.returncode == 1 and ("Permission denied" in run.stderr or "not permitted" in run.stderr):
+            pytest.skip(f"this machine lets no process read another's memory: {run.stderr.strip()}")
+        assert run.returncode == 0, run.stderr
+        assert f"found in process {proc.pid}" in run.stderr
+        rows = [line.split(" ", 2) for line in path.read_text().splitlines()]
+        placed = {name.split(":", 1)[1]: int(a, 16) for a, _, name in rows if name.startswith("triangle:")}
+        # the function itself and its wrappers, each where that process has it
+        assert len(placed) >= 2 and all(where[name] == start for name, start in placed.items()), (placed, where)
+    finally:
+        proc.kill()
+        proc.wait()
+        path.unlink(missing_ok=True)

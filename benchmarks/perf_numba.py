@@ -93,7 +93,8 @@ def own_code(table) -> list[tuple[str, bytes]]:
                     mem.seek(start)
                     code = mem.read(size)
                 except OSError:
-                    size //= 2
+                    pass
+                size //= 2
             if code:
                 out.append((name, code))
     return out
@@ -156,7 +157,10 @@ def main(argv: list[str]) -> int:
     objects = attach = None
     if argv[:1] == ["--objects"]:
         objects, argv = Path(argv[1]), argv[2:]
-    elif argv[:1] == ["--attach"] and len(argv) > 1 and argv[1].isdigit():
+    elif argv[:1] == ["--attach"]:
+        if len(argv) < 2 or not argv[1].isdigit():
+            print("error: --attach takes the process id of a running process", file=sys.stderr)
+            return 2
         attach, argv = int(argv[1]), argv[2:]
     if not argv:
         print("usage: perf_numba.py [--objects DIR | --attach PID] SCRIPT [ARGS...]", file=sys.stderr)

@@ -152,6 +152,7 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
             if m != last_m:
                 mover_targets(m, flying, points, goes, closes, third, pair, g)
                 last_m = m
+            pos[npos, 3] = key  # (raised by the rows read, where the room fills, before it is done)
             moves = 0
             closing = 0  # moves that close a mill
             for i in range(a):
@@ -179,7 +180,7 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
                         if removed == 0:
                             continue
                         if popcount(o2) + hb < 3:
-                            key = max(key, WIN_KEY - 1)  # the opponent is left with two men: a win in 1
+                            pos[npos, 3] = max(pos[npos, 3], WIN_KEY - 1)  # the opponent is left with two men: a win in 1
                             continue
                         if nrows == ROWS_ROOM:
                             bad[c] += removal_keys(rows, nrows, pos, succ, ix)
@@ -189,7 +190,7 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
                         rows[nrows, 2], rows[nrows, 3] = MOVE + removed, npos
                         nrows += 1
             pos[npos, 0], pos[npos, 1], pos[npos, 2] = s, m, o
-            pos[npos, 3], pos[npos, 4], pos[npos, 5] = key, moves, closing
+            pos[npos, 4], pos[npos, 5] = moves, closing
             npos += 1
             if npos == MOVES_BATCH or s == hi - 1:
                 bad[c] += removal_keys(rows, nrows, pos, succ, ix)

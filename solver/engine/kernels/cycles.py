@@ -132,11 +132,10 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
         rows = np.empty((ROWS_ROOM, 4), dtype=np.int64)
         npos, nrows = 0, 0
         lo = c * CHUNK
-        hi = min(slots, lo + CHUNK)
         m, o = unrank_position(a, b, lo, ix)
         rep, r = lo // per, lo % per
         last_m = np.int64(-1)
-        for s in range(lo, hi):
+        for s in range(lo, min(slots, lo + CHUNK)):
             if s > lo:  # each slot's position follows from the one before
                 m, o, r, rep = next_position(a, b, m, o, r, rep, ix)
             if places:
@@ -192,11 +191,11 @@ def moves_pass(a, b, ha, hb, value, ext, count, succ, g, ix):
             pos[npos, 0], pos[npos, 1], pos[npos, 2] = s, m, o
             pos[npos, 4], pos[npos, 5] = moves, closing
             npos += 1
-            if npos == MOVES_BATCH or s == hi - 1:
+            if npos == MOVES_BATCH:
                 bad[c] += removal_keys(rows, nrows, pos, succ, ix)
                 conclude_moves(a, b, pos, npos, flying, value, ext, count, succ_slots, syms, g, ix)
                 npos, nrows = 0, 0
-        if npos:
+        if npos:  # the chunk's last batch
             bad[c] += removal_keys(rows, nrows, pos, succ, ix)
             conclude_moves(a, b, pos, npos, flying, value, ext, count, succ_slots, syms, g, ix)
     return bad.sum()

@@ -8,6 +8,12 @@ batch of ranks twice as slow). The helpers called once or more per position allo
 they are compiled without the runtime (numba's ``_nrt=False``, the flag its own benchmarks of
 refcount costs use): no counting at all. A helper that allocated would fail to compile, not
 misbehave. Kernels that allocate (``parallel=True`` loops with their buffers) use ``nb.njit``.
+
+A call between numba functions is not inlined by LLVM, and numba passes each array as its whole
+struct, word by word on the stack (seven words a 1-d array, the tables' tuples some hundred): a
+helper called per position with the tables costs more in the call than in its work. ``inlined``
+has numba inline such a helper into its callers (the placing verify's per-position fold: 1.35x on
+a full-size Lasker tier, benchmarks/RESULTS.md); each caller then compiles its own copy.
 """
 
 from __future__ import annotations
@@ -24,6 +30,11 @@ from .errors import RulesError
 def helper(fn):
     """``numba.njit`` for a helper that allocates nothing: cached, without reference counting."""
     return nb.njit(cache=True, _nrt=False)(fn)
+
+
+def inlined(fn):
+    """``helper``, inlined by numba into each caller (see the module's note)."""
+    return nb.njit(cache=True, _nrt=False, inline="always")(fn)
 
 
 def use_threads(threads: int | None) -> None:

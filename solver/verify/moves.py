@@ -15,7 +15,7 @@ import numpy as np
 from ..index.compact import compact_rank, point_table
 from ..index.kernels import SYM_BITS, image
 from ..index.slots import canon_setup, slot_with
-from ..jit import helper
+from ..jit import helper, inlined
 from ..rules.bits import ctz, popcount
 from ..rules.movegen import OPT_FLY, OPT_FORFEIT, OPT_OPTIONAL, OPT_PER_MILL, mills_formed, removable_men
 
@@ -68,7 +68,7 @@ def setup_removals(o, tabled, qsyms, qn, qmc, qrep, qpts, g, ix):
     return nq
 
 
-@helper
+@inlined
 def fold_moves(m, cm, o, ha, hb, rep_o, syms, nsyms, rem, twin, take, g, ix, win, loss, draw):
     """The moves of (m, o) (slides, or flights where the mover's men on the board and in hand are
     3) folded into (win, loss, draw) (``fold``'s way), and how many; the win is TWO_MILLS or

@@ -72,7 +72,7 @@ from ..index.kernels import (
     unrank_position,
 )
 from ..index.slots import canon_setup, slot_with
-from ..jit import helper, prefetch
+from ..jit import helper, inlined, prefetch
 from ..rules.bits import ctz, popcount
 from ..rules.boards import MAX_SYMMETRIES
 from ..rules.movegen import (
@@ -194,7 +194,7 @@ def walks_fast(a, b, ha, opts, n):
     return a + b < n and not opts[OPT_MILL_WINS]
 
 
-@helper
+@inlined
 def _expected_fast(m, cm, o, ha, hb, rep_o, syms, nsyms, run, succ, g, ix):
     """``_expected_with_setup`` for a tier that ``walks_fast`` admits, from the rules' own tests
     (``_fold_placements`` where the mover has men in hand, ``moves.fold_moves`` where it has none or
@@ -222,7 +222,7 @@ def _expected_fast(m, cm, o, ha, hb, rep_o, syms, nsyms, run, succ, g, ix):
     return 0 if draw else loss
 
 
-@helper
+@inlined
 def _fold_placements(m, cm, o, hb, rep_o, syms, nsyms, run, succ, g, ix):
     """(quickest win, longest loss, a draw) over the placements of (m, o), ``fold``'s way, from
     the rules' own tests (an empty point to place on, the points where a man closes one mill or

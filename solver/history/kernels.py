@@ -39,7 +39,7 @@ from ..engine.kernels.atomic import atomic_cas, atomic_fetch_sub, atomic_min
 from ..engine.kernels.cycles import NONE, merge_touched
 from ..engine.kernels.successors import mill_keeps_men
 from ..index.kernels import SYMMETRIC
-from ..jit import helper, prefetch
+from ..jit import helper, inlined, prefetch
 from ..rules.bits import ctz, popcount
 from ..rules.movegen import MAX_MOVES, OPT_FULL_DRAW, apply_move, generate_moves
 from .records import closes, flies, forbids, image_of, list_records, live, made, point_of
@@ -118,7 +118,7 @@ def judge_scratch():
     )
 
 
-@helper
+@inlined
 def judge_position(m, o, n, own, out_v, out_c, t, rows, facts, lists, tmp, info, counts, bfirst, sinfo, scounts, sbfirst,
                    svalues, ht, ix, g, syms, bans, pends, codes, err):
     """(value, count) at the start of each of the n states (codes ``own``) of position (m, o),
@@ -224,7 +224,7 @@ def insert_distinct(kids, nk, k):
     return nk + 1
 
 
-@helper
+@inlined
 def count_slot(x, y, rows, kids, facts, lists, tmp, own, msyms, info, counts, bfirst, value, count, ht, ix, g, syms, bans, pends, codes):
     """The distinct successor states inside the group (what a state's count starts from when a
     win first reaches it) of every state of the position (x, y) still undecided and UNKNOWN (but
@@ -337,7 +337,7 @@ def init_group(parts, spread, info, counts, bfirst, value, count, sinfo, scounts
         lowest[c] = low
 
 
-@helper
+@inlined
 def predecessors(m, o, ban, pend, info, counts, bfirst, part0, ht, ix, g, syms, bans, pends, codes, xbans, ylist, cands, mx, my, qs, qparts, qm, un):
     """The states of the twin half whose moves lead to state (m, o, ban, pending) without a
     removal: their numbers (repeats possible), parts and men of the side to move (``qm``; the

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jit import helper
+from ..jit import helper, inlined
 from ..rules.bits import ctz, popcount
 from .tables import IMAGE, MAN, POINT, SAME_MAN
 
@@ -64,7 +64,7 @@ def live(code, owner, other, ht):
     return 1 + 16 * p + keep if keep else 0
 
 
-@helper
+@inlined
 def list_records(owner, other, ht, out):
     """Every live record of ``owner`` (as if to move), ascending, into ``out``; how many."""
     k = 0

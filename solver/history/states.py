@@ -22,7 +22,7 @@ import numpy as np
 
 from ..index.kernels import SYM_BITS, SYMMETRIC, colex_rank, image, is_canonical_pair, unrank_position
 from ..index.slots import canon_setup
-from ..jit import helper
+from ..jit import helper, inlined
 from ..rules.bits import ctz, popcount
 from ..values import DUP
 from .records import image_of, list_records, point_of
@@ -72,7 +72,7 @@ def smallest_image(ban, pend, syms, nsyms, ht):
     return best
 
 
-@helper
+@inlined
 def position_codes(m, o, ht, ix, bans, pends, syms, out):
     """The codes of the canonical position (m, o)'s states: ``out[0] = 0`` (the plain state),
     then those with a record, ascending; how many, or -1 past ``out``."""
@@ -176,7 +176,7 @@ def first_state(a, b, s, info, counts, bfirst):
     return info[a, b, V0] + t
 
 
-@helper
+@inlined
 def canonical_position(m, o, ix, syms):
     """(canonical mover, opponent, slot, how many symmetries take (m, o) there): those
     symmetries are left first in ``syms``."""
@@ -185,7 +185,7 @@ def canonical_position(m, o, ix, syms):
     return mc, oc, slot, k
 
 
-@helper
+@inlined
 def mover_setup(m, b, ix, msyms):
     """What ``canonical_position`` of (m, o) needs of m alone, for a mover met with many
     opponents of b men: (its canonical image, its slots' base, how many symmetries take it
@@ -194,7 +194,7 @@ def mover_setup(m, b, ix, msyms):
     return image(ix.sym_img, msyms[0], m), (ix.mask_info[m] >> SYM_BITS) * ix.binom[ix.n - popcount(m), b], nsyms
 
 
-@helper
+@inlined
 def canonical_with(mc, base, msyms, nm, o, ix, syms):
     """``canonical_position`` of (m, o) from ``mover_setup(m, ...)``: (canonical opponent, slot,
     how many symmetries take (m, o) there), those symmetries first in ``syms``."""
@@ -268,7 +268,7 @@ def rank_in_lists(ban, pend, bans, nb_, pends, np_, ht):
     return r
 
 
-@helper
+@inlined
 def slot_states(a, b, s, n, ht, ix, bans, pends, syms, own):
     """(mover, opponent) of slot s and, in ``own``, the codes of its n states."""
     m, o = unrank_position(a, b, s, ix)
@@ -293,7 +293,7 @@ def find_code(codes, k, code):
     return -1
 
 
-@helper
+@inlined
 def state_number(m, o, ban, pend, info, counts, bfirst, ht, ix, syms, bans, pends, codes):
     """(number in the store, slot) of the state (m, o, ban, pending) of any orientation; number
     -1 where the store has no such state (not admissible, or the subspace missing)."""

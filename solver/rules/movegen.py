@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .bits import ctz, popcount
-from ..jit import helper
+from ..jit import helper, inlined
 
 OPT_MEN, OPT_FLY, OPT_FORFEIT, OPT_PER_MILL, OPT_OPTIONAL, OPT_PASS, OPT_LASKER, OPT_FULL_DRAW, OPT_MILL_WINS = range(9)
 
@@ -56,7 +56,7 @@ def removable_men(opp: int, mill_masks: np.ndarray, forfeit: int) -> int:
     return 0 if forfeit else opp
 
 
-@helper
+@inlined
 def mills_formed(after: int, to: int, point_mills: np.ndarray) -> int:
     """Mills through point ``to`` completed by a man arriving there (``after`` includes it)."""
     c = 0

@@ -5,7 +5,7 @@
 places where numba comes in. Loading numba and the compiled code costs about a second; generating
 the moves of a few positions in Python takes milliseconds. So ``movegen()`` runs movegen.py's own
 source once more, under another module name whose ``..jit`` and ``.bits`` are plain stand-ins
-(``helper`` returns the function, popcount and ctz are Python's): one source of the rules, run
+(``helper`` and ``inlined`` return the function, popcount and ctz are Python's): one source of the rules, run
 either way. ``tests/test_query_startup.py`` compares the two on random positions of every option.
 """
 
@@ -43,7 +43,7 @@ def movegen() -> ModuleType:
     for m in (
         _module(PACKAGE, package=True),
         _module(f"{PACKAGE}.rules", package=True),
-        _module(f"{PACKAGE}.jit", helper=lambda fn: fn),
+        _module(f"{PACKAGE}.jit", helper=lambda fn: fn, inlined=lambda fn: fn),
         _module(f"{PACKAGE}.rules.bits", popcount=popcount, ctz=ctz),
     ):
         sys.modules.setdefault(m.__name__, m)

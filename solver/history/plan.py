@@ -36,10 +36,11 @@ WRITE_STATE, WRITE_HALF_SLOT, WRITE_HALF_EXTRA = 2, 2, 2  # the write: the group
 BASE = 768 << 20  # (measured: 721 MiB at the peak of the Viking moving phase to 5 men, whose largest group holds 200 MiB)
 # States a second of the solve (index, judging and levels) on the reference machine
 # (``engine.costs.reference_run.HOST``): Viking with the same-man ban, its group 5-6 with 6-5,
-# 242,276,904 states in 259.1 s on this project's 2-core VM, 2026-11-28 (914dd4b, quiet), whose
-# ``machine_speed`` put it at 1.05 to 1.07 times the reference's seconds then. The largest
-# group measured; the 9-men groups, up to 13 times larger, may run slower.
-REFERENCE_RATE = 242_276_904 / 259.1 * 1.06
+# 242,276,904 states in 201.7 s on this project's 2-core VM, 2026-11-29 (b8c97f9, the per-state
+# helpers inlined; quiet), whose ``machine_speed`` put it at 0.98 times the reference's seconds
+# then (259.1 s at 1.06 on 2026-11-28, before the inlining). The largest group measured; the
+# 9-men groups, up to 13 times larger, may run slower.
+REFERENCE_RATE = 242_276_904 / 201.7 * 0.98
 
 
 @nb.njit(cache=True)

@@ -69,8 +69,7 @@ def explicit_groups_agree(rules, path) -> int:
         pytest.param("lasker", ["men=4", "flying=never"], marks=pytest.mark.slow),
         ("six", ["men=4", "lasker=on", "flying=never"]),
         ("six", ["men=4", "lasker=on", "removal=optional", "double-mill=per-mill"]),
-        # (forfeit: also in the counts' test below, in the default run)
-        pytest.param("six", ["men=4", "lasker=on", "removal-from-mills=forfeit"], marks=pytest.mark.slow),
+        ("six", ["men=4", "lasker=on", "removal-from-mills=forfeit"]),
         pytest.param("lasker", ["men=5"], marks=pytest.mark.slow),
         pytest.param("six", ["lasker=on"], marks=pytest.mark.slow),
     ],

@@ -88,7 +88,6 @@ def test_engine_matches_reference_options(tmp_path, name, options):
     _compare_with_reference(tmp_path, make_rules(name, options), 4)
 
 
-@pytest.mark.slow  # (long for the default run, which is near its 5 minutes)
 def test_engine_matches_reference_six_flying_3_3(tmp_path):
     """Flying on the six board (not flying there by default), where a removal wins at once."""
     _compare_with_reference(tmp_path, make_rules("six", ["flying=at-3"]), 3)

@@ -96,7 +96,6 @@ def test_moves_honour_the_ban():
     assert out.split(":")[1].split() == ["c4-c5", "c4-d4", "d3-d2", "d3-e3", "(the", "ban", "forbids", "d3-d4xa1", "d3-d4xa3", "d3-d4xb3)"]
 
 
-@pytest.mark.slow  # (long for the default run; test_history_verify.py flags changed values there)
 def test_verify_passes_then_fails_on_a_changed_value(db, tmp_path):
     ok = run("verify", "--db", str(db), "-q")
     assert ok.exit_code == 0 and "OK: 7 subspaces" in ok.stdout

@@ -44,7 +44,6 @@ def at_a_terminal(*args: str) -> tuple[int, str]:
     return proc.wait(timeout=300), out.decode(errors="replace")
 
 
-@pytest.mark.slow  # (long for the default run, which is near its 5 minutes)
 def test_bars_over_the_whole_run_at_a_terminal(tmp_path):
     db = str(tmp_path / "six.h5")
     status, out = at_a_terminal("solve", "--rules", "six", "--max-men", "4", "--db", db)

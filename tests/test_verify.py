@@ -490,7 +490,7 @@ def test_changed_placing_value_fails_the_command(whole_db, tmp_path):
     assert row["method"] == TIER_WALK and any(f"slot {slot} " in e and "stored draw" in e for e in row["examples"])
 
 
-@pytest.mark.parametrize("key", ["six-4-lasker", "six-4", "six-4-per-mill", pytest.param("six-5-per-mill", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("key", ["six-4-lasker", "six-4", "six-4-per-mill", "six-5-per-mill"])
 def test_random_placing_changes_agree_with_the_direct_check(whole_db, tmp_path, key):
     """Changes anywhere in the tiers with men in hand of the six board with 4 men, with Lasker's
     rule (moves from the tiers with men in hand: ``moves.fold_moves``) and without

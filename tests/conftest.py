@@ -24,8 +24,6 @@ COMPILE_NOTHING = {
     "test_boards.py", "test_layers.py", "test_malom_rules.py", "test_notation.py", "test_openspiel.py",
     "test_reference.py", "test_reference_whole.py", "test_rule_options.py", "test_tiers.py", "test_values.py",
 }
-# Modules whose tests compile the kernels that take longest (put first among the heavy ones).
-LONGEST_COMPILE = "test_history_"
 
 
 @pytest.hookimpl(trylast=True)  # after ``-m 'not slow'`` has deselected: xdist counts what is left
@@ -44,9 +42,6 @@ def pytest_collection_modifyitems(config, items):
         return
     light = [it for it in items if it.path.name in COMPILE_NOTHING]
     heavy = [it for it in items if it.path.name not in COMPILE_NOTHING]
-    # the history rule's kernels compile longest (their helpers inlined: about a minute and a half
-    # from a fresh clone): their modules first, so that no worker is left compiling them at the end
-    heavy.sort(key=lambda it: not it.path.name.startswith(LONGEST_COMPILE))
     # xdist.scheduler.load: the first chunk of each worker (no more than the heavy tests: a run of
     # light modules alone has nothing to put first)
     first = min(len(items) // workers // 4, len(heavy))

@@ -224,7 +224,7 @@ def insert_distinct(kids, nk, k):
     return nk + 1
 
 
-@inlined
+@helper
 def count_slot(x, y, rows, kids, facts, lists, tmp, own, msyms, info, counts, bfirst, value, count, ht, ix, g, syms, bans, pends, codes):
     """The distinct successor states inside the group (what a state's count starts from when a
     win first reaches it) of every state of the position (x, y) still undecided and UNKNOWN (but

@@ -12,8 +12,9 @@ misbehave. Kernels that allocate (``parallel=True`` loops with their buffers) us
 A call between numba functions is not inlined by LLVM, and numba passes each array as its whole
 struct, word by word on the stack (seven words a 1-d array, the tables' tuples some hundred): a
 helper called per position with the tables costs more in the call than in its work. ``inlined``
-has numba inline such a helper into its callers (the placing verify's per-position fold: 1.35x on
-a full-size Lasker tier, benchmarks/RESULTS.md); each caller then compiles its own copy.
+has numba inline such a helper into its callers (the placing verify's per-position fold and
+``mills_formed``: 1.62x on a full-size Lasker tier, benchmarks/RESULTS.md, 2026-11-29); each
+caller then compiles its own copy, so that compiling takes longer.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ def inlined(fn):
 def called(dispatcher):
     """The twin of an ``inlined`` helper that its callers call instead: for a kernel that
     compiles to faster code with the calls (the history rule's forward check: its one loop,
-    with every helper inlined, ran 1.25x slower)."""
+    with every helper inlined, ran 1.15x to 1.35x slower). The twin shares the helper's source,
+    and so its entry in numba's cache: both compile to the same code."""
     return helper(dispatcher.py_func)
 
 

@@ -118,7 +118,7 @@ def judge_scratch():
     )
 
 
-@inlined
+@helper
 def judge_position(m, o, n, own, out_v, out_c, t, rows, facts, lists, tmp, info, counts, bfirst, sinfo, scounts, sbfirst,
                    svalues, ht, ix, g, syms, bans, pends, codes, err):
     """(value, count) at the start of each of the n states (codes ``own``) of position (m, o),

@@ -268,7 +268,7 @@ def rank_in_lists(ban, pend, bans, nb_, pends, np_, ht):
     return r
 
 
-@inlined
+@helper
 def slot_states(a, b, s, n, ht, ix, bans, pends, syms, own):
     """(mover, opponent) of slot s and, in ``own``, the codes of its n states."""
     m, o = unrank_position(a, b, s, ix)

@@ -16,13 +16,15 @@ from ..rules.movegen import MAX_MOVES, OPT_FULL_DRAW, apply_move, generate_moves
 from . import records, states
 from .kernels import ERR_SUCC
 from .records import forbids, image_of, live, made, point_of
-from .states import B0, BLOCK_BITS, C0, MAX_CODES, MAX_RECORDS, PEND_MASK, SLOTS, V0, find_code, first_state, mapped_sorted, pair_codes, scratch
+from .states import (
+    B0, BLOCK_BITS, C0, MAX_CODES, MAX_RECORDS, PEND_MASK, SLOTS, V0, find_code, first_state, mapped_sorted, pair_codes, scratch, slot_states,
+)
 from .tables import CODE_BITS
 
 # the solver's inlined helpers, called here (``jit.called``)
 list_records = called(records.list_records)
 canonical_position, canonical_with, mover_setup = called(states.canonical_position), called(states.canonical_with), called(states.mover_setup)
-position_codes, slot_states, state_number = called(states.position_codes), called(states.slot_states), called(states.state_number)
+position_codes, state_number = called(states.position_codes), called(states.state_number)
 
 CHUNK = 1024
 ROW_CODES = 1 << 15  # the codes of the slots a position's moves lead into, listed once for its states

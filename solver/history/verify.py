@@ -21,7 +21,7 @@ from .states import (
 )
 from .tables import CODE_BITS
 
-# the solver's inlined helpers, called here (``jit.called``)
+# the solver's inlined helpers, called here (``jit.called``; ``slot_states`` is called by both)
 list_records = called(records.list_records)
 canonical_position, canonical_with, mover_setup = called(states.canonical_position), called(states.canonical_with), called(states.mover_setup)
 position_codes, state_number = called(states.position_codes), called(states.state_number)

@@ -72,8 +72,9 @@ def test_each_state_is_judged_by_its_legal_moves_whatever_their_values(board, re
     gen = HistoryGen(rules)
 
     def numbers(states):
-        arr = np.array(states, dtype=np.int64).reshape(-1, 4)
-        nums = state_numbers(arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3], *store.args(), ht, ix)
+        # (rows of one contiguous array each: the kernel compiles for C-layout arrays only once)
+        cols = np.array(states, dtype=np.int64).reshape(-1, 4).T.copy()
+        nums = state_numbers(cols[0], cols[1], cols[2], cols[3], *store.args(), ht, ix)
         assert (nums >= 0).all(), "a state of the reference missing from the engine's numbering"
         return nums
 

@@ -326,7 +326,7 @@ def init_group(parts, spread, info, counts, bfirst, value, count, sinfo, scounts
             n = counts[c0 + s]
             if n == 0:
                 continue
-            m, o = slot_states(a, b, s, n, ht, ix, bans2, pends2, syms2, own)
+            m, o = slot_states(a, b, s, np.int64(n), ht, ix, bans2, pends2, syms2, own)
             judge_position(m, o, n, own, value, count, t, rows, facts, lists, tmp, info, counts, bfirst,
                            sinfo, scounts, sbfirst, svalues, ht, ix, g, syms, bans, pends, codes, err)
             for j in range(n):
@@ -495,7 +495,7 @@ def level_step(level, parts, spread, part0, info, counts, bfirst, value, count, 
                         low = v
                     continue
                 if not known:
-                    m, o = slot_states(a, b, s, n, ht, ix, bans2, pends2, syms2, own)
+                    m, o = slot_states(a, b, s, np.int64(n), ht, ix, bans2, pends2, syms2, own)
                     known = True
                 k = predecessors(m, o, own[j] >> CODE_BITS, own[j] & PEND_MASK, info, counts, bfirst, part0, ht, ix, g,
                                  syms, bans, pends, codes, xbans, ylist, cands, mx, my, qs, qparts, qm, un)

@@ -63,7 +63,7 @@ def check_half(a, b, info, counts, bfirst, vals, ht, ix, g, bad, err):
             n = counts[c0 + s]
             if n == 0:
                 continue
-            m, o = slot_states(a, b, s, n, ht, ix, bans2, pends2, syms2, own)
+            m, o = slot_states(a, b, s, np.int64(n), ht, ix, bans2, pends2, syms2, own)
             n_orecs = -1  # (listed when a successor's codes first need them)
             if g.opts[OPT_FULL_DRAW] and (m | o) == ht.full:
                 for jj in range(n):

@@ -118,7 +118,8 @@ class BoardIndex:
         return bool(k.is_canonical_pair(m, o, self.tables))
 
     def rank_many(self, movers: np.ndarray, opponents: np.ndarray) -> np.ndarray:
-        return k.rank_many(np.asarray(movers, dtype=np.int64), np.asarray(opponents, dtype=np.int64), self.tables)
+        # (contiguous: a column of a 2-d array would compile the kernel for another layout)
+        return k.rank_many(np.ascontiguousarray(movers, dtype=np.int64), np.ascontiguousarray(opponents, dtype=np.int64), self.tables)
 
     def unrank_many(self, a: int, b: int, slots: np.ndarray):
         """(movers, opponents, canonical) of ``slots`` of subspace (a, b)."""

@@ -241,7 +241,7 @@ def level_good(level, parts, part_of, offsets, values_of, tiers, flying, state, 
     for c in nb.prange(parts.shape[0]):
         if lowest[c] != level:
             continue
-        lo, hi, j, own, other, x, y, off, twin_off, twin_part = _part(c, parts, part_of, offsets, values_of, tiers, two)
+        lo, hi, j, own, other, x, y, off, twin_off, twin_part = _part(np.int64(c), parts, part_of, offsets, values_of, tiers, two)
         out = np.empty(g.n * g.n + 1, dtype=np.int64)
         for s in range(lo, hi):
             st = state[s]
@@ -277,7 +277,7 @@ def level_bad(level, parts, part_of, offsets, values_of, tiers, flying, state, c
     for c in nb.prange(parts.shape[0]):
         if lowest[c] != level:
             continue
-        lo, hi, j, own, other, x, y, off, twin_off, twin_part = _part(c, parts, part_of, offsets, values_of, tiers, two)
+        lo, hi, j, own, other, x, y, off, twin_off, twin_part = _part(np.int64(c), parts, part_of, offsets, values_of, tiers, two)
         out = np.empty(g.n * g.n + 1, dtype=np.int64)
         for s in range(lo, hi):
             st = state[s]

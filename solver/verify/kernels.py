@@ -428,7 +428,7 @@ def verify_from_twin(a, b, r0, r1, nblocks, skip, marks, values, twin, fewer1, f
                 if k == BATCH or (j == per_twin - 1 and k > 0):
                     _check_batch(
                         k, ms, cms, js, slots, stored, flags, o, r, syms, nsyms, per_twin, buf, values, skip, marks, local,
-                        over_rules, twin, fewer1, fewer2, fewer3, b, g, ix, err, c, fast, rem,
+                        over_rules, twin, fewer1, fewer2, fewer3, b, g, ix, err, np.int64(c), fast, rem,
                     )
                     k = 0
     return _gather(err, bad, max_bad)

@@ -383,7 +383,9 @@ def verify_tier_walk(a, b, ha, hb, i0, i1, nblocks, values, succ, g, ix, ranks, 
         cms = np.empty(PIPE, dtype=np.int64)
         wants = np.empty(PIPE, dtype=np.int64)
         held = np.empty((PIPE, 2), dtype=np.int64)
-        nheld = 0
+        # (int64 from the start, and the block as int64 below: prange's index is uint64 in the
+        # parallel pass, and each type would compile the helpers once more)
+        nheld = np.int64(0)
         qsyms = np.empty((n, MAX_SYMMETRIES), dtype=np.int64)
         qn = np.empty(n, dtype=np.int64)
         qmc = np.empty(n, dtype=np.int64)
@@ -424,10 +426,10 @@ def verify_tier_walk(a, b, ha, hb, i0, i1, nblocks, values, succ, g, ix, ranks, 
                     k += 1
                 if k == PIPE or (j == j1 - 1 and k > 0):
                     nheld = _check_batch(
-                        k, ms, cms, wants, held, nheld, o, ha, hb, r, syms, nsyms, buf, values, succ, g, ix, err, c, fast, run
+                        k, ms, cms, wants, held, nheld, o, ha, hb, r, syms, nsyms, buf, values, succ, g, ix, err, np.int64(c), fast, run
                     )
                     k = 0
-        _compare_held(held, nheld, values, err, c)
+        _compare_held(held, nheld, values, err, np.int64(c))
     return _gather3(err, bad, max_bad)
 
 

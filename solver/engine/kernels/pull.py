@@ -68,8 +68,9 @@ def pull_level(lvl, ta, tb, value, count, removals, decided, late, shift, svalue
     outs = np.zeros(nranges, dtype=np.int64)
     lates = np.zeros(nranges, dtype=np.int64)
     for r in nb.prange(nranges):
+        lo = np.int64(r) << shift  # (int64: prange's uint64 index would compile _pull_range twice)
         outs[r], lates[r] = _pull_range(
-            lvl, ta, tb, r << shift, min(n, (r + 1) << shift), value, count, removals, decided, late, svalue, scratch(g.n), g, ix, fewer
+            lvl, ta, tb, lo, min(n, lo + (1 << shift)), value, count, removals, decided, late, svalue, scratch(g.n), g, ix, fewer
         )
     return outs.sum(), lates.sum()
 

@@ -54,8 +54,15 @@ declare -A BOOK_HAND=([lasker]=14 [morabaraba]=18)
 # the largest group leaves; per-mill's placing phase would take 17.8 GiB unheld), so that tests
 # and tools beside them do not run the machine out
 MEM="--max-memory 16GiB"
+# The history rule's games get 19 GiB: their largest groups (8-9 with 9-8, 7-9 with 9-7) plan
+# 15.3 GiB with their inputs a byte a state, but 18.3 and 16.3 GiB where an input holds a code
+# past 255 (2 bytes a state), which only the solve finds out, and there `morris solve` stops
+# with a PlanError (the chain with it). The ban lengthens games: at 6 men the Viking ban's
+# longest values are 14-25 plies longer than the plain game's (4-6: 74 against 49), and plain
+# Viking reaches 192 at 9 men. (benchmarks/oom_guard.sh lets the kernel kill others first.)
+HISTORY_MEM="--max-memory 19GiB"
 declare -A SOLVE=([lasker]="$MEM" [morabaraba]="$MEM" [per-mill]="$MEM" [optional]="$MEM" [passes]="$MEM" [diagonal]="$MEM"
-    [viking-ban]="$MEM" [standard-ban]="$MEM")
+    [viking-ban]="$HISTORY_MEM" [standard-ban]="$HISTORY_MEM")
 # no opening book under the history rule (morris book refuses the option: not built for it yet)
 declare -A NO_BOOK=([viking-ban]=1 [standard-ban]=1)
 # issue 23: the plain game each history game is compared with, position by position

@@ -55,11 +55,12 @@ declare -A BOOK_HAND=([lasker]=14 [morabaraba]=18)
 # and tools beside them do not run the machine out
 MEM="--max-memory 16GiB"
 # The history rule's games get 19 GiB: their largest groups (8-9 with 9-8, 7-9 with 9-7) plan
-# 15.3 GiB with their inputs a byte a state, but 18.3 and 16.3 GiB where an input holds a code
-# past 255 (2 bytes a state), which only the solve finds out, and there `morris solve` stops
-# with a PlanError (the chain with it). The ban lengthens games: at 6 men the Viking ban's
-# longest values are 14-25 plies longer than the plain game's (4-6: 74 against 49), and plain
-# Viking reaches 192 at 9 men. (benchmarks/oom_guard.sh lets the kernel kill others first.)
+# 15.3-15.7 GiB with their inputs a byte a state, but up to 18.8 and 16.7 GiB where an input holds
+# a code past 255 (2 bytes a state), which only the solve finds out, and there `morris solve`
+# stops with a PlanError (the chain with it). The ban can lengthen games: to 6 men some of the
+# Viking ban's subspaces have longest values up to 25 plies longer than plain Viking's (4-6: 74
+# against 49), though not the longest (5-6: 100, plain 6-6: 101); plain Viking reaches 192 at 9
+# men, plain standard 204. (benchmarks/oom_guard.sh lets the kernel kill others first.)
 HISTORY_MEM="--max-memory 19GiB"
 declare -A SOLVE=([lasker]="$MEM" [morabaraba]="$MEM" [per-mill]="$MEM" [optional]="$MEM" [passes]="$MEM" [diagonal]="$MEM"
     [viking-ban]="$HISTORY_MEM" [standard-ban]="$HISTORY_MEM")

@@ -20,7 +20,8 @@ With ``--attach PID`` the map is written for another, running process instead (`
 a long solve whose numba code was loaded from the cache, which ``perf record -p PID`` then names.
 SCRIPT compiles the same functions afresh here (the same sources give the same machine code), and
 each is placed in PID's executable memory (``/proc/PID/mem``) where windows of its code match
-(the addresses it calls differ, so no one window need match); only those found are written:
+(the addresses it holds differ, so no one window need match, and the bytes of an address may be
+anything: a wrapper's code is mostly addresses); only those found are written:
 
     .venv/bin/python benchmarks/perf_numba.py --attach PID benchmarks/bench_cycles.py --rules lasker -o men=4 --db /tmp/l4.h5 --rounds 1 --ways fast
     perf record -F 49 -p PID -o /tmp/live.data -- sleep 240
@@ -32,7 +33,9 @@ and in another.
 
 from __future__ import annotations
 
+import bisect
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -81,9 +84,13 @@ VOTES = 3  # windows that must agree on a function's start there
 MATCHED = 4096  # bytes of a function's code whose windows are looked for (enough to place it)
 
 
-def own_code(table) -> list[tuple[str, bytes]]:
-    """(name, code) of every function of ``table`` (``symbols``), read from this process's memory
-    (a size reaching past the mapped code is cut where the reading fails)."""
+def own_code(table) -> list[tuple[str, bytes, bytes]]:
+    """(name, code, mask) of every function of ``table`` (``symbols``), read from this process's
+    memory (a size reaching past the mapped code is cut where the reading fails). The mask is 0
+    under each 8-byte constant that points into this process's memory (``movabs`` of a callee's or
+    a global's address, which the other process has elsewhere) and 1 under the rest of the code."""
+    with open("/proc/self/maps") as maps:
+        ranges = [tuple(int(x, 16) for x in line.split()[0].split("-")) for line in maps]
     out = []
     with open("/proc/self/mem", "rb", 0) as mem:
         for start, size, name in table:
@@ -96,8 +103,21 @@ def own_code(table) -> list[tuple[str, bytes]]:
                     pass
                 size //= 2
             if code:
-                out.append((name, code))
+                out.append((name, code, pointer_mask(code, ranges)))
     return out
+
+
+def pointer_mask(code: bytes, ranges) -> bytes:
+    """1 per byte of ``code``, 0 under every little-endian 8-byte value inside one of ``ranges``."""
+    ranges = sorted(ranges)
+    starts = [lo for lo, _ in ranges]
+    mask = bytearray(b"\1" * len(code))
+    for i in range(len(code) - 7):
+        v = int.from_bytes(code[i:i + 8], "little")
+        k = bisect.bisect_right(starts, v) - 1
+        if v >= 1 << 16 and k >= 0 and v < ranges[k][1]:
+            mask[i:i + 8] = bytes(8)
+    return bytes(mask)
 
 
 def executable_memory(pid: int) -> list[tuple[int, bytes]]:
@@ -113,27 +133,60 @@ def executable_memory(pid: int) -> list[tuple[int, bytes]]:
     return regions
 
 
+def window_pattern(code: bytes, mask: bytes, off: int):
+    """The WINDOW bytes of ``code`` at ``off`` to look for: the bytes themselves, or where the mask
+    has a 0 a regular expression taking any byte there; None where too little is left to say where
+    it is (padding and pointers match anywhere)."""
+    window, kept = code[off:off + WINDOW], mask[off:off + WINDOW]
+    literal = bytes(b for b, k in zip(window, kept) if k)
+    if len(literal) < WINDOW // 2 or len(set(literal)) < 6:
+        return None
+    if len(literal) == len(window):
+        return window
+    return re.compile(b"".join(re.escape(bytes([b])) if k else b"." for b, k in zip(window, kept)), re.DOTALL)
+
+
+def occurs_once(pattern, regions) -> int | None:
+    """The address of the one place in ``regions`` that ``pattern`` (bytes or a regular expression)
+    matches, or None where it matches nowhere or more than once."""
+    where = None
+    for lo, blob in regions:
+        if isinstance(pattern, bytes):  # (the common case, and bytes.find is much the faster)
+            hits = [i for i in (blob.find(pattern),) if i >= 0]
+            hits += [i for i in (blob.find(pattern, hits[0] + 1),) if i >= 0] if hits else []
+        else:
+            hits = [m.start() for _, m in zip(range(2), pattern.finditer(blob))]
+        if len(hits) > 1 or (hits and where is not None):
+            return None
+        if hits:
+            where = lo + hits[0]
+    return where
+
+
 def place(funcs, regions) -> list[tuple[int, int, str]]:
-    """(start, size, name) of each function of ``funcs`` found in ``regions``: every window of
-    WINDOW bytes (8 apart) that occurs once there votes for the start it implies, and VOTES
-    agreeing place it. Sizes are cut at the next function placed and at the mapping's end."""
+    """(start, size, name) of each function of ``funcs`` (name, code, mask) found in ``regions``:
+    every window of WINDOW bytes (8 apart) that occurs once there votes for the start it implies,
+    and VOTES agreeing place it. Windows over pointers (mask 0) are looked for only where the
+    others do not place a function (a short wrapper's code is mostly addresses); one with fewer
+    windows than VOTES is placed where all of them agree. Sizes are cut at the next function
+    placed and at the mapping's end."""
     found = []
-    for name, code in funcs:
+    for name, code, mask in funcs:
+        patterns = [(off, window_pattern(code, mask, off)) for off in range(0, min(len(code), MATCHED) - WINDOW + 1, 8)]
+        patterns = [(off, p) for off, p in patterns if p is not None]
         votes: dict[int, int] = {}
-        for off in range(0, min(len(code), MATCHED) - WINDOW + 1, 8):
-            window = code[off:off + WINDOW]
-            if len(set(window)) < 6:  # padding and the like match anywhere
-                continue
-            for lo, blob in regions:
-                i = blob.find(window)
-                if i >= 0 and blob.find(window, i + 1) < 0:
-                    votes[lo + i - off] = votes.get(lo + i - off, 0) + 1
-        if votes:
-            start = max(votes, key=votes.get)
-            if votes[start] >= VOTES:
+        for exact in (True, False):
+            for off, pattern in patterns:
+                if isinstance(pattern, bytes) == exact:
+                    at = occurs_once(pattern, regions)
+                    if at is not None:
+                        votes[at - off] = votes.get(at - off, 0) + 1
+            start = max(votes, key=votes.get) if votes else None
+            if start is not None and votes[start] >= min(VOTES, len(patterns)):
                 end = next((lo + len(blob) for lo, blob in regions if lo <= start < lo + len(blob)), None)
                 if end is not None:
                     found.append((start, min(len(code), end - start), name))
+                break
     found.sort()
     return [(a, min(s, found[i + 1][0] - a) if i + 1 < len(found) else s, n) for i, (a, s, n) in enumerate(found)]
 
@@ -179,7 +232,7 @@ def main(argv: list[str]) -> int:
     table = symbols(libraries)
     if attach is not None:
         who = owners(libraries)
-        funcs = [(f"{who.get(n, '?')}:{n}", code) for n, code in own_code(table)]
+        funcs = [(f"{who.get(n, '?')}:{n}", code, mask) for n, code, mask in own_code(table)]
         try:
             placed = place(funcs, executable_memory(attach))
         except OSError as e:

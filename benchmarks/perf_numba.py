@@ -133,56 +133,57 @@ def executable_memory(pid: int) -> list[tuple[int, bytes]]:
     return regions
 
 
-def window_pattern(code: bytes, mask: bytes, off: int):
-    """The WINDOW bytes of ``code`` at ``off`` to look for: the bytes themselves, or where the mask
-    has a 0 a regular expression taking any byte there; None where too little is left to say where
-    it is (padding and pointers match anywhere)."""
+def window_pattern(code: bytes, mask: bytes, off: int, exact: bool):
+    """The WINDOW bytes of ``code`` at ``off`` to look for: with ``exact`` the bytes themselves;
+    else, where the window holds an address (mask 0), a regular expression taking any byte there.
+    None where there is nothing (new) to look for, or too little to say where it is (padding and
+    addresses match anywhere)."""
     window, kept = code[off:off + WINDOW], mask[off:off + WINDOW]
+    if exact:
+        return window if len(set(window)) >= 6 else None
     literal = bytes(b for b, k in zip(window, kept) if k)
-    if len(literal) < WINDOW // 2 or len(set(literal)) < 6:
+    if len(literal) == len(window) or len(literal) < WINDOW // 2 or len(set(literal)) < 6:
         return None
-    if len(literal) == len(window):
-        return window
     return re.compile(b"".join(re.escape(bytes([b])) if k else b"." for b, k in zip(window, kept)), re.DOTALL)
 
 
-def occurs_once(pattern, regions) -> int | None:
-    """The address of the one place in ``regions`` that ``pattern`` (bytes or a regular expression)
-    matches, or None where it matches nowhere or more than once."""
-    where = None
+def found_once(pattern, regions) -> list[int]:
+    """The address in each region of ``regions`` that ``pattern`` (bytes or a regular expression)
+    matches exactly once there."""
+    out = []
     for lo, blob in regions:
-        if isinstance(pattern, bytes):  # (the common case, and bytes.find is much the faster)
-            hits = [i for i in (blob.find(pattern),) if i >= 0]
-            hits += [i for i in (blob.find(pattern, hits[0] + 1),) if i >= 0] if hits else []
+        if isinstance(pattern, bytes):  # (bytes.find is much the faster)
+            i = blob.find(pattern)
+            hits = [i] + [j for j in (blob.find(pattern, i + 1),) if j >= 0] if i >= 0 else []
         else:
             hits = [m.start() for _, m in zip(range(2), pattern.finditer(blob))]
-        if len(hits) > 1 or (hits and where is not None):
-            return None
-        if hits:
-            where = lo + hits[0]
-    return where
+        if len(hits) == 1:
+            out.append(lo + hits[0])
+    return out
 
 
 def place(funcs, regions) -> list[tuple[int, int, str]]:
     """(start, size, name) of each function of ``funcs`` (name, code, mask) found in ``regions``:
-    every window of WINDOW bytes (8 apart) that occurs once there votes for the start it implies,
-    and VOTES agreeing place it. Windows over pointers (mask 0) are looked for only where the
-    others do not place a function (a short wrapper's code is mostly addresses); one with fewer
-    windows than VOTES is placed where all of them agree. Sizes are cut at the next function
-    placed and at the mapping's end."""
+    every window of WINDOW bytes (8 apart) that occurs once in a region votes for the start it implies,
+    and VOTES agreeing place it. Where these do not place a function (a short wrapper's code is
+    mostly addresses), the windows over addresses vote too, with those bytes free, and a function
+    with fewer than VOTES such windows is placed where all of them agree. Sizes are cut at the
+    next function placed and at the mapping's end."""
     found = []
     for name, code, mask in funcs:
-        patterns = [(off, window_pattern(code, mask, off)) for off in range(0, min(len(code), MATCHED) - WINDOW + 1, 8)]
-        patterns = [(off, p) for off, p in patterns if p is not None]
+        offsets = range(0, min(len(code), MATCHED) - WINDOW + 1, 8)
         votes: dict[int, int] = {}
+        windows = 0
         for exact in (True, False):
-            for off, pattern in patterns:
-                if isinstance(pattern, bytes) == exact:
-                    at = occurs_once(pattern, regions)
-                    if at is not None:
-                        votes[at - off] = votes.get(at - off, 0) + 1
+            for off in offsets:
+                pattern = window_pattern(code, mask, off, exact)
+                if pattern is None:
+                    continue
+                windows += 1
+                for at in found_once(pattern, regions):
+                    votes[at - off] = votes.get(at - off, 0) + 1
             start = max(votes, key=votes.get) if votes else None
-            if start is not None and votes[start] >= min(VOTES, len(patterns)):
+            if start is not None and votes[start] >= (VOTES if exact else min(VOTES, windows)):
                 end = next((lo + len(blob) for lo, blob in regions if lo <= start < lo + len(blob)), None)
                 if end is not None:
                     found.append((start, min(len(code), end - start), name))

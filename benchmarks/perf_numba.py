@@ -86,8 +86,8 @@ MATCHED = 4096  # bytes of a function's code whose windows are looked for (enoug
 
 def own_code(table) -> list[tuple[str, bytes, bytes]]:
     """(name, code, mask) of every function of ``table`` (``symbols``), read from this process's
-    memory (a size reaching past the mapped code is cut where the reading fails). The mask is 0
-    under each 8-byte constant that points into this process's memory (``movabs`` of a callee's or
+    memory (a size reaching past the mapped code is cut where the reading fails). The mask, over
+    the code's first MATCHED bytes, is 0 under each 8-byte constant that points into this process's memory (``movabs`` of a callee's or
     a global's address, which the other process has elsewhere) and 1 under the rest of the code."""
     with open("/proc/self/maps") as maps:
         ranges = [tuple(int(x, 16) for x in line.split()[0].split("-")) for line in maps]
@@ -103,7 +103,8 @@ def own_code(table) -> list[tuple[str, bytes, bytes]]:
                     pass
                 size //= 2
             if code:
-                out.append((name, code, pointer_mask(code, ranges)))
+                # (only the first MATCHED bytes are ever matched: a kernel's code may run to 1 MiB)
+                out.append((name, code, pointer_mask(code[:MATCHED + 7], ranges)[:MATCHED]))
     return out
 
 
@@ -167,8 +168,8 @@ def place(funcs, regions) -> list[tuple[int, int, str]]:
     every window of WINDOW bytes (8 apart) that occurs once in a region votes for the start it implies,
     and VOTES agreeing place it. Where these do not place a function (a short wrapper's code is
     mostly addresses), the windows over addresses vote too, with those bytes free, and a function
-    with fewer than VOTES such windows is placed where all of them agree. Sizes are cut at the
-    next function placed and at the mapping's end."""
+    with fewer than VOTES windows in all is placed where every one of them agrees. Sizes are cut
+    at the next function placed and at the mapping's end."""
     found = []
     for name, code, mask in funcs:
         offsets = range(0, min(len(code), MATCHED) - WINDOW + 1, 8)

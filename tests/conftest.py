@@ -6,9 +6,16 @@ first, ``storage.write.copy_database``):
 - ``solved_db``: engine databases of the moving phase;
 - ``solved_whole``: whole-game databases, built through ``morris solve --whole-game``;
 - ``reference_moving`` and ``reference_whole``: the plain-Python reference's solutions
-  (``tests/reference.py``), the slowest part of most comparisons."""
+  (``tests/reference.py``), the slowest part of most comparisons.
+
+Numba's threads: a test runs the kernels on one thread unless marked ``threads(2)`` (or
+``slow``); the shared databases are built on every thread numba has. Two workers of two
+threads each on two cores wait on each other's descheduled halves in every parallel loop; the
+comparisons with the reference and with the other engines, marked, keep the parallel loops'
+atomics under two threads in the default run."""
 
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
@@ -50,6 +57,32 @@ def pytest_collection_modifyitems(config, items):
     items[:] = heavy[:cut] + light + heavy[cut:]
 
 
+@contextmanager
+def numba_threads(n: int | None = None):
+    """Run the kernels on ``n`` threads (default: all numba has) inside the block."""
+    import numba
+
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(n or numba.config.NUMBA_NUM_THREADS, numba.config.NUMBA_NUM_THREADS))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
+@pytest.fixture(autouse=True)
+def _one_thread_unless_marked(request):
+    """One numba thread for the test, or two where it is marked ``threads(2)`` or ``slow`` (see
+    the module's note). Tests that compile nothing skip numba's import."""
+    if request.node.path.name in COMPILE_NOTHING:
+        yield
+        return
+    mark = request.node.get_closest_marker("threads")
+    n = mark.args[0] if mark else 2 if request.node.get_closest_marker("slow") else 1
+    with numba_threads(n):
+        yield
+
+
 @pytest.fixture(scope="session")
 def solved_db(tmp_path_factory):
     """``solved_db(rule_set, max_men, options=())``: the path of a database of that named rule set
@@ -65,7 +98,8 @@ def solved_db(tmp_path_factory):
         if key not in built:
             name = "-".join([rule_set, *(o.replace("=", "_") for o in options), str(max_men)])
             path = tmp_path_factory.mktemp("solved") / f"{name}.h5"
-            solve(make_rules(rule_set, list(options)), max_men, path, progress=False, echo=lambda s: None)
+            with numba_threads():
+                solve(make_rules(rule_set, list(options)), max_men, path, progress=False, echo=lambda s: None)
             built[key] = path
         return built[key]
 
@@ -96,7 +130,8 @@ def solved_whole(tmp_path_factory):
             args = ["solve", "--whole-game", "--rules", rule_set, "--db", str(path), "-q"]
             for o in options:
                 args += ["-o", o]
-            res = CliRunner().invoke(main, args)
+            with numba_threads():
+                res = CliRunner().invoke(main, args)
             assert res.exit_code == 0, res.output
             built[key] = WholeGame(path, res.stdout)
         return built[key]

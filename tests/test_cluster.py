@@ -154,6 +154,7 @@ def test_a_job_that_keeps_killing_its_workers_is_one_line_and_keeps_finished_wor
     assert "3-5" not in checksums(db)
 
 
+@pytest.mark.slow  # (7 s; the default run kills a worker in the middle of a pair above)
 def test_a_stopped_client_resumes_from_the_finished_pairs(tmp_path, local_cluster, solved_db):
     rules = get_rules("standard")
     db = tmp_path / "stopped.h5"

@@ -33,6 +33,9 @@ from solver.rules.movegen import OPT_FLY
 from solver.storage.database import Database
 from solver.values import DUP
 
+# the engines' parallel loops and atomics compared under two threads (tests/conftest.py)
+pytestmark = pytest.mark.threads(2)
+
 quiet = {"progress": False, "echo": lambda s: None}
 
 

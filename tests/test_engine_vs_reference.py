@@ -26,6 +26,9 @@ from solver.storage.database import Database
 from solver.values import DUP, describe
 from solver.verify.check import verify
 
+# the engines' parallel loops and atomics compared under two threads (tests/conftest.py)
+pytestmark = pytest.mark.threads(2)
+
 quiet = {"progress": False, "echo": lambda s: None}
 PER_MILL = ("double-mill=per-mill",)
 FORFEIT = ("removal-from-mills=forfeit",)

@@ -23,6 +23,11 @@ from solver.rules import make_rules
 from solver.storage.database import Database
 from solver.storage.files import history_checksum
 
+# Under -m slow, the whole module: compiling the history rule's engine takes about 150 s of a
+# worker from an empty numba cache, half the default run's budget. (test_history_rule.py, the
+# reference, the notation and the refusals, stays in the default run.)
+pytestmark = pytest.mark.slow
+
 RULES = ["--rules", "six", "-o", "men=3", "-o", "reclose=same-man"]
 DECIDES = "W:a1,a3,b2 B:b4,c4,d3 w"  # docs/history-rule.md 3.1: only the pending ban decides
 

@@ -22,6 +22,11 @@ from solver.index.tables import board_index
 from solver.rules import make_rules
 from solver.values import decode, decode_many
 
+# Under -m slow, the whole module: compiling the history rule's engine takes about 150 s of a
+# worker from an empty numba cache, half the default run's budget. (test_history_rule.py, the
+# reference, the notation and the refusals, stays in the default run.)
+pytestmark = pytest.mark.slow
+
 READINGS = ("same-man", "running-mill")
 
 

@@ -23,6 +23,11 @@ from solver.rules import make_rules
 from solver.rules.tables import game_tables
 from solver.values import DUP
 
+# Under -m slow, the whole module: compiling the history rule's engine takes about 150 s of a
+# worker from an empty numba cache, half the default run's budget. (test_history_rule.py, the
+# reference, the notation and the refusals, stays in the default run.)
+pytestmark = pytest.mark.slow
+
 CODE_BITS = 10
 
 

@@ -20,6 +20,10 @@ from solver import open_database
 from solver.api import DUP, decode_many
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
+# executed under -m slow only (4 to 10 s each: a kernel of their own, solves and timings); the
+# default run executes the others
+SLOW_NOTEBOOKS = {"perfect_play", "speed", "statistics"}
+RUNS = [pytest.param(p, id=p.stem, marks=pytest.mark.slow) if p.stem in SLOW_NOTEBOOKS else pytest.param(p, id=p.stem) for p in NOTEBOOKS]
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +45,7 @@ def test_notebook_is_stored_without_outputs(path):
     )
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+@pytest.mark.parametrize("path", RUNS)
 def test_notebook_runs_and_plots(path, six_db, monkeypatch):
     monkeypatch.setenv("MORRIS_DB", str(six_db))
     monkeypatch.setenv("MORRIS_BENCH_MEN", "4")

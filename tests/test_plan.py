@@ -117,6 +117,7 @@ def test_time_comes_from_the_reference_run_scaled_by_this_machine():
     assert all(p.seconds == pytest.approx(p.positions / 1e6, abs=0.05) for p in plain.pairs)
 
 
+@pytest.mark.slow  # (7 s: the timing chain under a second rule set)
 def test_another_rule_set_borrows_the_reference_runs_times(tmp_path):
     """A rule set the reference run did not solve, on its board: each pair the reference has
     takes its time (for this rule set's positions) times this machine's factor times the rules'

@@ -44,6 +44,7 @@ def at_a_terminal(*args: str) -> tuple[int, str]:
     return proc.wait(timeout=300), out.decode(errors="replace")
 
 
+@pytest.mark.slow  # (18 s: four commands started afresh; the tests below check the bars' absence in the default run)
 def test_bars_over_the_whole_run_at_a_terminal(tmp_path):
     db = str(tmp_path / "six.h5")
     status, out = at_a_terminal("solve", "--rules", "six", "--max-men", "4", "--db", db)

@@ -425,11 +425,12 @@ def changed_tier(src: Path, folder: Path, tier: str, changes: dict[int, int]) ->
 
 
 @pytest.mark.parametrize(
-    "key", ["three", "three-lasker", "six-4-lasker", "standard-3", "lasker-3",
+    "key", ["three", "three-lasker", pytest.param("six-4-lasker", marks=pytest.mark.slow), "standard-3", "lasker-3",
             pytest.param("standard-4", marks=pytest.mark.slow), pytest.param("six-4-per-mill", marks=pytest.mark.slow),
             pytest.param("six-4-passes", marks=pytest.mark.slow), pytest.param("six-4-flying", marks=pytest.mark.slow),
             pytest.param("twelve-4", marks=pytest.mark.slow)],
 )
+@pytest.mark.threads(2)  # (the verify's parallel loops under two threads: tests/conftest.py)
 def test_whole_games_pass_by_every_way(whole_db, key):
     """A freshly solved whole game passes, its tiers with men in hand by their own check (the
     walk or the sweep, picked tier by tier), and by each way forced."""
@@ -490,7 +491,7 @@ def test_changed_placing_value_fails_the_command(whole_db, tmp_path):
     assert row["method"] == TIER_WALK and any(f"slot {slot} " in e and "stored draw" in e for e in row["examples"])
 
 
-@pytest.mark.parametrize("key", ["six-4-lasker", "six-4", "six-4-per-mill", "six-5-per-mill"])
+@pytest.mark.parametrize("key", ["six-4-lasker", "six-4", "six-4-per-mill", pytest.param("six-5-per-mill", marks=pytest.mark.slow)])
 def test_random_placing_changes_agree_with_the_direct_check(whole_db, tmp_path, key):
     """Changes anywhere in the tiers with men in hand of the six board with 4 men, with Lasker's
     rule (moves from the tiers with men in hand: ``moves.fold_moves``) and without

@@ -94,7 +94,9 @@ def _agree(out: np.ndarray, k: int, some_listed: bool) -> int:
 
 
 MOVING = [
-    ("standard", (), [(3, 3), (4, 3), (3, 4)], False),  # flying at 3 men
+    # flying at 3 men (under -m slow: 15 s; the default run's test_verify.py verifies the standard
+    # game with 3 men, whose 3-3 flies, by every way)
+    pytest.param("standard", (), [(3, 3), (4, 3), (3, 4)], False, marks=pytest.mark.slow),
     ("twelve", ("double-mill=per-mill",), [(5, 3)], True),  # a slide onto a diagonal closes two mills
     ("six", ("removal=optional",), [(4, 4), (5, 3)], False),
     ("six", ("blocked=passes", "removal-from-mills=forfeit"), [(5, 5), (6, 4)], True),
@@ -126,7 +128,8 @@ TIERS = [
     ("lasker", (), [(3, 3, 1, 1), (3, 4, 2, 0), (2, 3, 1, 1), (2, 4, 1, 1)], False),  # flying with a man in hand
     pytest.param("lasker", (), [(4, 3, 0, 2), (4, 4, 1, 0)], False, marks=pytest.mark.slow),
     ("six", ("lasker=on",), [(3, 3, 1, 1), (4, 2, 0, 1)], False),
-    ("six", ("lasker=on", "double-mill=per-mill", "removal=optional"), [(4, 4, 1, 1), (5, 4, 0, 1)], True),
+    pytest.param("six", ("lasker=on", "double-mill=per-mill", "removal=optional"), [(4, 4, 1, 1), (5, 4, 0, 1)], True,
+                 marks=pytest.mark.slow),  # (10 s)
     ("standard", (), [(3, 3, 2, 2), (4, 3, 0, 1), (3, 3, 1, 0)], False),  # placements alone; moves alone
     ("six", ("blocked=passes",), [(5, 5, 0, 1), (4, 5, 1, 0)], True),
 ]

@@ -6,6 +6,7 @@ is refused in one line; a line cut off by a kill is passed over."""
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import sys
@@ -62,10 +63,13 @@ def readers(db: Path, tier: str) -> set[str]:
 
 @pytest.fixture(scope="module")
 def checked(tmp_path_factory):
-    """Each game solved twice (the second time as on a new machine) and its first database
-    verified with a new ledger: {game: (second database, ledger)}."""
-    out = {}
-    for game, args in (("plain", PLAIN), ("history", HISTORY)):
+    """``checked(game)``: the game solved twice (the second time as on a new machine) and its first
+    database verified with a new ledger: (second database, ledger), built once for the module when
+    first asked for (the history game compiles the history rule's engine: its tests are ``slow``)."""
+
+    @functools.cache
+    def get(game: str):
+        args = {"plain": PLAIN, "history": HISTORY}[game]
         tmp = tmp_path_factory.mktemp(f"ledger-{game}")
         first, again = solve(args, tmp / "first.h5"), solve(args, tmp / "again.h5")
         ledger = tmp / "ledger.jsonl"
@@ -77,13 +81,14 @@ def checked(tmp_path_factory):
         assert json.loads(lines[0])["rules"] == make_rules(*args[1:2], args[3::2]).to_dict()
         assert sorted(json.loads(x)["subspace"] for x in lines[1:]) == sorted(checks)  # every passed check recorded
         assert {json.loads(x)["code"] for x in lines[1:]} == {source_key(Path(solver.__file__).parent)}  # and by which code
-        out[game] = (again, ledger)
-    return out
+        return again, ledger
+
+    return get
 
 
-@pytest.mark.parametrize("game", ["plain", "history"])
+@pytest.mark.parametrize("game", ["plain", pytest.param("history", marks=pytest.mark.slow)])
 def test_a_database_solved_again_is_not_checked_again(checked, game, tmp_path):
-    again, ledger = checked[game]
+    again, ledger = checked(game)
     before = ledger.read_text()
     res = verify(again, tmp_path / "again.log", ledger)
     assert res.exit_code == 0, res.output
@@ -95,7 +100,7 @@ def test_a_database_solved_again_is_not_checked_again(checked, game, tmp_path):
 
 
 def test_a_changed_tier_and_the_checks_that_read_it_are_checked_in_full(checked, tmp_path):
-    again, ledger = checked["plain"]
+    again, ledger = checked("plain")
     bad = copy_db(again, tmp_path / "bad.h5")
     tier = "3-4"
     with Database(bad) as d:
@@ -113,7 +118,7 @@ def test_a_changed_tier_and_the_checks_that_read_it_are_checked_in_full(checked,
 
 
 def test_values_that_no_longer_give_their_checksum_are_checked_and_fail(checked, tmp_path):
-    again, ledger = checked["plain"]
+    again, ledger = checked("plain")
     bad = copy_db(again, tmp_path / "bad.h5")
     with h5py.File(subspace_file(bad, "4-4"), "r+") as f:
         ds = f["subspaces"]["4-4"]
@@ -127,8 +132,9 @@ def test_values_that_no_longer_give_their_checksum_are_checked_and_fail(checked,
     assert [n for n, e in checks.items() if not e["ok"]] == ["4-4"]
 
 
+@pytest.mark.slow  # (the history rule's engine; the default run checks a changed tier above)
 def test_a_changed_side_table_is_checked_in_full(checked, tmp_path):
-    again, ledger = checked["history"]
+    again, ledger = checked("history")
     bad = copy_db(again, tmp_path / "bad.h5")
     with h5py.File(subspace_file(bad, "3-3"), "r+") as f:
         ds = f["history/3-3/values"]
@@ -144,7 +150,7 @@ def test_a_changed_side_table_is_checked_in_full(checked, tmp_path):
 
 
 def test_a_ledger_of_other_rules_is_refused_in_one_line(checked, tmp_path):
-    again, _ = checked["plain"]
+    again, _ = checked("plain")
     other = tmp_path / "other.jsonl"
     other.write_text(json.dumps({"kind": "morris verify ledger", "version": 1, "rules": make_rules("six", ["men=3"]).to_dict()}) + "\n")
     res = verify(again, tmp_path / "x.log", other)
@@ -154,7 +160,7 @@ def test_a_ledger_of_other_rules_is_refused_in_one_line(checked, tmp_path):
 
 
 def test_a_line_cut_off_by_a_kill_is_passed_over(checked, tmp_path):
-    again, ledger = checked["plain"]
+    again, ledger = checked("plain")
     lines = ledger.read_text().splitlines()
     cut = tmp_path / "ledger.jsonl"
     cut.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][: len(lines[-1]) // 2] + "\n")
@@ -169,7 +175,7 @@ def test_a_line_cut_off_by_a_kill_is_passed_over(checked, tmp_path):
 def test_the_ledger_alone_is_committed_as_it_grows(checked, tmp_path, git_repo):
     """``--commit-every``: the ledger reaches git while the verify runs (a machine lost with its
     data/ keeps what the commits hold), and nothing else staged goes with it."""
-    again, _ = checked["plain"]
+    again, _ = checked("plain")
     repo, git = git_repo
     (repo / "other.txt").write_text("staged, not to be committed by the verify\n")
     git("add", "other.txt")

@@ -34,6 +34,9 @@ from solver.tiers import groups_in_order, whole_game_tiers
 from solver.values import DUP
 from solver.verify.check import verify
 
+# the engines' parallel loops and atomics compared under two threads (tests/conftest.py)
+pytestmark = pytest.mark.threads(2)
+
 quiet = {"progress": False, "echo": lambda s: None}
 
 

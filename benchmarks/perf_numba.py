@@ -87,8 +87,9 @@ MATCHED = 4096  # bytes of a function's code whose windows are looked for (enoug
 def own_code(table) -> list[tuple[str, bytes, bytes]]:
     """(name, code, mask) of every function of ``table`` (``symbols``), read from this process's
     memory (a size reaching past the mapped code is cut where the reading fails). The mask, over
-    the code's first MATCHED bytes, is 0 under each 8-byte constant that points into this process's memory (``movabs`` of a callee's or
-    a global's address, which the other process has elsewhere) and 1 under the rest of the code."""
+    the code's first MATCHED bytes, is 0 under each 8-byte constant that points into this
+    process's memory (``movabs`` of a callee's or a global's address, which the other process has
+    elsewhere) and 1 under the rest of the code."""
     with open("/proc/self/maps") as maps:
         ranges = [tuple(int(x, 16) for x in line.split()[0].split("-")) for line in maps]
     out = []

@@ -8,6 +8,11 @@ At the end it prints the totals (positions, seconds of the checks, failures) fro
 
 ``--phase moving`` or ``--phase placing`` checks (and totals) the one phase alone.
 
+``--solved-only`` checks a database that is still being solved (between two runs of its solve): the
+subspaces whose checks read nothing it lacks (``verify.check.checkable``), the rest left for a later
+run; the totals and the exit status are of those alone. With ``--ledger`` a session's solved tiers
+are then checked before the next session's solve goes on, and a lost machine keeps those checks.
+
 With ``--ledger`` (``benchmarks/verified/<database>.jsonl``, committed as it grows) each passed
 check is also recorded there, with the checksums of the values it read; a later run on a
 database solved again (a new machine's empty data/) takes as checked, without checking again,
@@ -34,7 +39,7 @@ import commit_paths
 from solver.cli.solve import parse_size
 from solver.errors import MorrisError
 from solver.storage.database import Database
-from solver.verify.check import SubspaceCheck, memory_plan, verify
+from solver.verify.check import SubspaceCheck, checkable, memory_plan, verify
 from solver.verify.ledger import Ledger, values_match
 
 LEDGER = "ledger"  # the method logged for a check taken from the ledger
@@ -54,7 +59,8 @@ def logged(log: Path) -> dict[str, dict]:
 
 
 @click.command()
-@click.option("--db", "db_path", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
+@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="the database (its main file, or the subspace files of a solve cut off before it)")
 @click.option("--log", type=click.Path(dir_okay=False, path_type=Path), required=True, help="JSON lines, one per subspace checked")
 @click.option("--threads", type=int, default=None)
 @click.option("--max-memory", type=str, default=None, metavar="SIZE",
@@ -65,23 +71,30 @@ def logged(log: Path) -> dict[str, dict]:
               help="passed checks kept across databases (JSON lines): recorded, and taken where the values are the same")
 @click.option("--commit-every", type=float, default=None, metavar="SECONDS",
               help="with --ledger: commit it (alone) to git at most this often, and at the end")
+@click.option("--solved-only", is_flag=True,
+              help="a database still being solved: check only what reads nothing it lacks (the rest later)")
 def main(db_path: Path, log: Path, threads: int | None, max_memory: str | None, phase: str, ledger_path: Path | None,
-         commit_every: float | None) -> None:
+         commit_every: float | None, solved_only: bool) -> None:
     try:
-        run(db_path, log, threads, max_memory, phase, ledger_path, commit_every)
+        run(db_path, log, threads, max_memory, phase, ledger_path, commit_every, solved_only)
     except MorrisError as e:  # (a ledger of other rules, a database it cannot read: one line)
         click.echo(f"error: {e}", err=True)
         raise SystemExit(2) from None
 
 
 def run(db_path: Path, log: Path, threads: int | None, max_memory: str | None, phase: str, ledger_path: Path | None,
-        commit_every: float | None = None) -> None:
+        commit_every: float | None = None, solved_only: bool = False) -> None:
     wall = time.perf_counter()
     committed = [wall]  # when the ledger was last committed
     with Database(db_path) as db:
         infos = db.tiers()
         # (the tiers with men in hand are listed too; ``--phase`` keeps one phase)
         names = [s.name for s in infos if phase == "all" or s.placing == (phase == "placing")]
+        if solved_only:
+            ready, chosen = set(checkable(db.rules, [s.tier for s in infos])), set(names)
+            waiting = sum(1 for s in infos if s.name in chosen and s.tier not in ready)
+            names = [s.name for s in infos if s.name in chosen and s.tier in ready]
+            click.echo(f"--solved-only: {waiting} subspaces read what the database lacks yet: left for a later run", err=True)
         ledger = Ledger(ledger_path, db.rules, infos) if ledger_path else None
         done = {name for name, entry in logged(log).items() if entry["ok"]}
         todo = [name for name in names if name not in done]

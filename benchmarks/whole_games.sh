@@ -4,6 +4,8 @@
 # one game after another. Run again with the same command to resume: a solve goes on from the
 # tiers its database holds, a verify from its log, and a game whose step file says "done", or
 # whose checksums and statistics are committed (a new machine's empty data/), is skipped.
+# A database left half solved by an earlier session has what it holds verified first
+# (benchmarks/verify_run.py --solved-only), so that each session's checks reach the ledger.
 #
 #   nohup benchmarks/whole_games.sh > data/whole_games.out 2>&1 &
 #   benchmarks/whole_games.sh viking lasker   # these games only
@@ -165,6 +167,18 @@ for name in "${names[@]}"; do
         [[ $fits == 0 ]] || exit "$fits"
     fi
     ledger="benchmarks/verified/$base.jsonl"
+    if [[ ( -e $db || -d $db.d ) && ( ! -f $step || "$(cat "$step")" == moving-verified ) ]]; then
+        # A database an earlier session left half solved: what it holds is checked before its
+        # solve goes on, so that those checks reach the ledger, and outlive a lost machine, a
+        # session at a time rather than only after the whole solve (Lasker's placing phase spans
+        # several sessions, and a new machine's data/ is empty). The final verify takes them
+        # from its log; a tier whose reads are not all solved yet waits for it.
+        echo "$name: verify what the database holds so far ($(date -u +%FT%TZ))"
+        echo "=== verify what is solved $(date -u +%FT%TZ)" >> "data/verify-$name.time.log"
+        /usr/bin/time -v python benchmarks/verify_run.py --db "$db" --log "data/verify-$name.jsonl" --ledger "$ledger" --solved-only \
+            --commit-every 600 2>> "data/verify-$name.time.log"
+        bank "$name" "what its database held so far verified"
+    fi
     if [[ ! -f "$step" ]]; then
         # The moving phase first, and its verify: its checks reach the ledger before the placing
         # phase's long solve, where a lost machine would take them with it.

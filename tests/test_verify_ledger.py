@@ -27,7 +27,9 @@ from solver.numba_cache import source_key  # noqa: E402
 from solver.rules import make_rules  # noqa: E402
 from solver.storage.database import Database  # noqa: E402
 from solver.storage.files import history_checksum, subspace_file  # noqa: E402
-from solver.tiers import parse_tier  # noqa: E402
+from solver.engine.order import whole_game_jobs  # noqa: E402
+from solver.tiers import parse_tier, twin  # noqa: E402
+from solver.verify.check import checkable, moving_reads, tier_reads  # noqa: E402
 from solver.verify.ledger import read_tiers  # noqa: E402
 
 PLAIN = ["--rules", "six", "-o", "men=4"]
@@ -190,3 +192,53 @@ def test_the_ledger_alone_is_committed_as_it_grows(checked, tmp_path, git_repo):
     assert git("show", "HEAD:verified/six.jsonl") == ledger.read_text()
     assert git("diff", "--cached", "--name-only").split() == ["other.txt"]
     assert not verify_run.commit(tmp_path / "v.log")  # (outside a work tree: nothing)
+
+
+@pytest.mark.parametrize("rules", [("lasker", []), ("twelve", []), ("standard", []), ("viking", ["reclose=same-man"])])
+def test_what_a_solve_has_finished_is_checkable_and_a_group_cut_in_half_is_not(rules):
+    """``checkable`` at full size, from the plan alone: after any number of the whole game's jobs
+    (pairs and groups, in the solve's order) every tier written can be checked, so that the
+    chain's verify between sessions (``--solved-only``) leaves none out; a tier whose twin (the
+    other half of its pair or group) is not written yet cannot, so that nothing is checked against
+    values that are missing."""
+    r = make_rules(rules[0], rules[1])
+    jobs = whole_game_jobs(r)
+    written: list = []
+    halves = 0
+    for job in jobs:
+        for t in job.writes:
+            reads = (tier_reads if t[2] or t[3] else moving_reads)(r, [t])[0]
+            assert set(written + list(job.writes)).issuperset(reads), (job.name, t)
+            if twin(t) != t and twin(t) in job.writes and twin(t) in reads:  # the group cut off between the two
+                lacking = [x for x in reads if x != twin(t)]  # (t itself among them)
+                assert t not in checkable(r, lacking) and t in checkable(r, [*lacking, twin(t)])
+                halves += 1
+        written += job.writes
+    assert checkable(r, written) == written
+    assert halves >= 10
+    assert len(set(written)) == len(written)
+
+
+def test_a_half_solved_database_has_what_reads_nothing_missing_checked(checked, tmp_path):
+    """``verify_run.py --solved-only`` on the subspace files a solve left (no main file yet, one
+    subspace not written): every subspace whose check reads nothing missing is checked, and
+    passes; those that read the missing one wait, and the run passes. Without the option the
+    same database fails where the missing subspace is read."""
+    again, _ = checked("plain")
+    half = tmp_path / "half.h5"
+    shutil.copytree(str(again) + ".d", str(half) + ".d")
+    gone = "3-4"
+    subspace_file(half, gone).unlink()
+    waiting = readers(again, gone)
+    with Database(again) as d:
+        every = {s.name for s in d.tiers()}
+    res = CliRunner().invoke(verify_run.main, ["--db", str(half), "--log", str(tmp_path / "half.log"), "--solved-only"])
+    assert res.exit_code == 0, res.output
+    checks = logged(tmp_path / "half.log")
+    assert len(waiting) >= 2 and set(checks) == every - waiting - {gone}
+    assert all(e["ok"] for e in checks.values())
+    assert f"--solved-only: {len(waiting)} subspaces read what the database lacks yet" in res.output
+    res = CliRunner().invoke(verify_run.main, ["--db", str(half), "--log", str(tmp_path / "all.log")])
+    assert res.exit_code != 0
+    res = CliRunner().invoke(verify_run.main, ["--db", str(tmp_path / "none.h5"), "--log", str(tmp_path / "none.log")])
+    assert res.exit_code == 2 and res.output.startswith(f"error: no database at {tmp_path / 'none.h5'}"), res.output

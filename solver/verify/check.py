@@ -199,6 +199,18 @@ def tier_reads(rules: RuleSet, order: list[Tier]) -> list[list[Tier]]:
     return [[t, *successors(rules, t)] for t in order]
 
 
+def checkable(rules: RuleSet, tiers: list[Tier]) -> list[Tier]:
+    """Of ``tiers`` (what a database holds, perhaps one still being solved), those whose checks
+    read only tiers among them, in their order. The rest wait for a later verify: a tier whose
+    twin was not yet written when its solve was cut off, say. (Under the history rule a moving
+    subspace's check reads ``history.check.reached``, which is within ``moving_reads``.)"""
+    present = set(tiers)
+    moving = [t for t in tiers if not (t[2] or t[3])]
+    placing = [t for t in tiers if t[2] or t[3]]
+    ready = {reads[0] for reads in moving_reads(rules, moving) + tier_reads(rules, placing) if present.issuperset(reads)}
+    return [t for t in tiers if t in ready]
+
+
 def value_bytes(rules: RuleSet) -> Callable[[Tier], int]:
     """The bytes of a tier's values in memory (2 a slot), without reading them."""
     index = board_index(rules.board)

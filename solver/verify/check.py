@@ -203,7 +203,7 @@ def checkable(rules: RuleSet, tiers: list[Tier]) -> list[Tier]:
     """Of ``tiers`` (what a database holds, perhaps one still being solved), those whose checks
     read only tiers among them, in their order. The rest wait for a later verify: a tier whose
     twin was not yet written when its solve was cut off, say. (Under the history rule a moving
-    subspace's check reads ``history.check.reached``, which is within ``moving_reads``.)"""
+    subspace's check reads what its moves reach of ``history.check.reached``: ``moving_reads``.)"""
     present = set(tiers)
     moving = [t for t in tiers if not (t[2] or t[3])]
     placing = [t for t in tiers if t[2] or t[3]]

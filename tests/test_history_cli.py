@@ -334,7 +334,7 @@ def test_the_dry_run_times_the_states_left_at_the_engines_rate(tmp_path, monkeyp
     from solver.history.plan import REFERENCE_RATE, plan
     from solver.history.run import moving_subspaces
 
-    monkeypatch.setattr(costs, "machine_speed", lambda progress_bar=None: (1e6, "fixed"))
+    monkeypatch.setattr(costs, "machine_speed", lambda progress_bar=None: (1e6, "fixed", ""))
     rules = make_rules("six", ["men=3", "reclose=same-man"])
     states = sum(g.states for g in plan(rules, moving_subspaces(rules, 3, False)))
     db = tmp_path / "t.h5"
@@ -348,6 +348,10 @@ def test_the_dry_run_times_the_states_left_at_the_engines_rate(tmp_path, monkeyp
     assert before["moving_seconds"] == round(states / REFERENCE_RATE * 1e6) > 0 and before["placing_seconds"] == 0
     assert "x 1000000.00 for this one" in before["rate_source"]
     assert "estimated time:" in run("solve", *RULES, "--max-men", "3", "--db", str(db), "--dry-run").output
+    # timed while other work held the cores: the estimate says so
+    busy = "; timed while other work held 90% of the 2 cores, so the estimate is too long"
+    monkeypatch.setattr(costs, "machine_speed", lambda progress_bar=None: (1e6, "fixed", busy))
+    assert f"x 1000000.00 for this one (timed now{busy})" in dry("--max-men", "3")["rate_source"]
     assert run("solve", *RULES, "--max-men", "3", "--db", str(db)).exit_code == 0
     assert dry("--max-men", "3")["moving_seconds"] == 0
     assert dry("--whole-game")["placing_seconds"] > 0

@@ -118,7 +118,7 @@ def test_time_comes_from_the_reference_run_scaled_by_this_machine():
 
 
 @pytest.mark.slow  # (7 s: the timing chain under a second rule set)
-def test_another_rule_set_borrows_the_reference_runs_times(tmp_path):
+def test_another_rule_set_borrows_the_reference_runs_times(tmp_path, monkeypatch):
     """A rule set the reference run did not solve, on its board: each pair the reference has
     takes its time (for this rule set's positions) times this machine's factor times the rules'
     (the chain timed under both), the pairs it lacks the reference's rate on its largest pairs
@@ -147,11 +147,36 @@ def test_another_rule_set_borrows_the_reference_runs_times(tmp_path):
     assert plan.by_rate == len(pairs_up_to(10)) - len(pairs_up_to(9)) > 0
 
     # measured for real: the placing phase takes the reference's rate for placements scaled by
-    # this machine's factor alone
+    # this machine's factor alone; and where other work held the cores while the machine was
+    # timed (here as good as told so), each estimate's source says so
+    from solver.engine.costs import plan as costs
+
+    busy = "; timed while other work held 90% of the 2 cores, so the estimate is too long"
+    monkeypatch.setattr(costs.OthersLoad, "note", lambda self, threshold=0.2: busy)
     game = plan_whole_game(make_rules("lasker", ["men=4"]), False, tmp_path / "new.h5", measure=True, check=False)
     assert game.moving.machine_speed and "for these rules" in game.moving.speed_source
-    assert f"x {game.moving.machine_speed:.2f} for this one" in game.placing.rate_source
+    assert f"x {game.moving.machine_speed:.2f} for this one{busy}" in game.placing.rate_source
+    assert game.moving.speed_source.endswith(busy) and game.moving.rate_source.endswith(busy)
     assert not (tmp_path / "new.h5").exists()
+
+
+def test_a_machine_timed_under_load_says_so_in_every_estimate(tmp_path, monkeypatch):
+    """Where other work held the cores while this machine was timed (``machine.OthersLoad``), the
+    moving phase's and the placing phase's estimates say so beside their factor; timed quiet,
+    they do not."""
+    from solver.engine.costs import plan as costs
+    from solver.engine.costs import reference_run
+
+    chain = {pair_name(a, b): 2.0 * reference_run.SECONDS[pair_name(a, b)] for a, b in pairs_up_to(4)}
+    busy = "; timed while other work held 55% of the 2 cores, so the estimate is too long"
+    for said in (busy, ""):
+        monkeypatch.setattr(costs, "time_machine", lambda rules, bar=None, said=said: costs.Timing(1e6, "timed" + said, chain, said))
+        game = costs.plan_whole_game(make_rules("standard", ["men=4"]), False, tmp_path / "new.h5", measure=True, check=False)
+        assert game.moving.speed == pytest.approx(2.0)
+        assert game.moving.speed_source.endswith("reference: " + reference_run.HOST + said)
+        assert game.placing.rate_source.endswith("x 2.00 for this one" + said)
+        shown = CliRunner().invoke(main, ["solve", "--rules", "standard", "-o", "men=4", "--whole-game", "--dry-run", "--db", str(tmp_path / "new.h5")])
+        assert shown.exit_code == 0 and (busy in shown.output) == bool(said), shown.output
 
 
 # -- the planner itself (engine.costs.plan), which the CLI only prints ------------------------------

@@ -67,7 +67,7 @@ def estimate_seconds(rules: RuleSet, groups, whole_game: bool, db_path) -> dict:
     from ..storage.files import exists
     from .plan import REFERENCE_RATE, solve_seconds
 
-    speed, _ = machine_speed()
+    speed, _, busy = machine_speed()
     if speed is None:
         return {}
     done_tiers = set()
@@ -80,7 +80,7 @@ def estimate_seconds(rules: RuleSet, groups, whole_game: bool, db_path) -> dict:
     return {
         "seconds": round(moving + placing), "moving_seconds": round(moving), "placing_seconds": round(placing),
         "rate_source": f"{REFERENCE_RATE / 1e6:.2f} M states/s on the reference machine (Viking's ban, 5-6 with 6-5) x {speed:.2f} "
-        "for this one (timed now); the largest groups may run slower",
+        f"for this one (timed now{busy}); the largest groups may run slower",
     }
 
 

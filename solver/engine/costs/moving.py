@@ -56,6 +56,7 @@ class RunPlan:
     # this machine's alone, where ``speed`` also scales for another rule set (``borrowed_reference``)
     machine_speed: float | None = None
     by_rate: int = 0  # pairs to solve that the reference lacks, timed at ``rate``
+    busy: str = ""  # where other work held the cores while this machine was timed, a clause saying so
 
     @property
     def todo(self) -> list[PairPlan]:

@@ -17,8 +17,10 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ...errors import PlanError
+from ...machine import OthersLoad
 from ...rules.rulesets import RuleSet, get_rules
 from ...storage.database import Database
 from ...storage.files import exists
@@ -124,7 +126,10 @@ def plan_whole_game(
             done = {s.tier for s in db.tiers()}
     # the placing phase's rate is the reference's placements: this machine's speed alone
     speed = (moving.machine_speed or moving.speed) if moving is not None else None
-    plan = GamePlan(moving, plan_placing(rules, extended, done, memory_bytes=memory_bytes, speed=speed))
+    placing = plan_placing(rules, extended, done, memory_bytes=memory_bytes, speed=speed)
+    if moving is not None and moving.busy:
+        placing.rate_source += moving.busy
+    plan = GamePlan(moving, placing)
     if check:
         check_fits(plan, cluster)
     return plan
@@ -139,29 +144,43 @@ def _plan_moving(rules, max_men, db_path, memory_bytes, measure, progress_bar) -
             timed = {pair_name(min(s.mover, s.opponent), max(s.mover, s.opponent)): s.seconds for s in db.subspaces()}
             if measure:
                 rate, source = measured_rate(db)
+    busy = ""
     if measure and rate is None:
-        rate, source, timed = time_machine(rules, progress_bar)
+        rate, source, timed, busy = time_machine(rules, progress_bar)
         if borrows_reference(rules):
             # another rule set: the reference run's pairs, scaled by the chain timed under both
-            standard = time_machine(get_rules(reference_run.RULES), progress_bar)[2]
-            borrowed = borrowed_reference(rules, timed, standard, capped_men(rules, TIMING_MEN))
+            standard = time_machine(get_rules(reference_run.RULES), progress_bar)
+            busy = busy or standard.busy
+            borrowed = borrowed_reference(rules, timed, standard.seconds, capped_men(rules, TIMING_MEN))
             if borrowed is not None:
                 speed, machine, speed_source, reference, rate = borrowed
-                source = "the reference's rate on its largest pairs, scaled the same way"
+                source = "the reference's rate on its largest pairs, scaled the same way" + busy
     if measure and speed is None:
         speed, speed_source = reference_factor(rules, timed)
+    if speed is not None:
+        speed_source += busy
     plan = plan_run(
         rules, pairs_up_to(max_men), done, rate, source, memory_bytes=memory_bytes, speed=speed,
         speed_source=speed_source, reference=reference,
     )
     plan.machine_speed = machine
+    plan.busy = busy
     return plan
 
 
-def time_machine(rules: RuleSet, progress_bar: ProgressBar | None = None) -> tuple[float, str, dict[str, float]]:
-    """This machine's rate on the chain to ``TIMING_MEN`` men, solved in memory: positions per
-    second, a line saying where it comes from, and each pair's wall seconds by pair name (what
-    ``moving.reference_factor`` compares with the reference run)."""
+class Timing(NamedTuple):
+    """``time_machine``'s answer: positions per second, a line saying where it comes from, each
+    pair's wall seconds by pair name (what ``moving.reference_factor`` compares with the reference
+    run), and a clause saying that other work held the cores while it was timed ("" if not)."""
+
+    rate: float
+    source: str
+    seconds: dict[str, float]
+    busy: str
+
+
+def time_machine(rules: RuleSet, progress_bar: ProgressBar | None = None) -> Timing:
+    """This machine timed on the chain to ``TIMING_MEN`` men, solved in memory (``Timing``)."""
     from .bench import chain_positions, run_bench
 
     men = capped_men(rules, TIMING_MEN)
@@ -170,18 +189,21 @@ def time_machine(rules: RuleSet, progress_bar: ProgressBar | None = None) -> tup
     # tables) is compiled or built there, not in the timed run (with numba's cache empty, after a
     # change to the sources, it had put Lasker's moving phase at 40 times its time)
     run_bench(rules, chain)
-    with (progress_bar or _NoBar)(chain_positions(rules, chain), f"timing this machine on the chain to {men} men") as bar:
+    with OthersLoad() as load, (progress_bar or _NoBar)(chain_positions(rules, chain), f"timing this machine on the chain to {men} men") as bar:
         report = run_bench(rules, chain, on_row=lambda row: bar.advance(row.positions))
     rate = report.to_dict()["positions_per_s"]
     source = f"measured now on the chain to {men} men (small pairs: a guide only)"
-    return rate, source, {pair_name(a, b): row.wall for (a, b), row in zip(chain, report.rows)}
+    seconds = {pair_name(a, b): row.wall for (a, b), row in zip(chain, report.rows)}
+    return Timing(rate, source + load.note(), seconds, load.note())
 
 
-def machine_speed(progress_bar: ProgressBar | None = None) -> tuple[float | None, str]:
+def machine_speed(progress_bar: ProgressBar | None = None) -> tuple[float | None, str, str]:
     """This machine's seconds per second of the reference run (``reference_run.HOST``), from the
-    reference rules' chain timed now, and where that comes from (None where nothing compares)."""
+    reference rules' chain timed now, where that comes from (None where nothing compares), and a
+    clause saying that other work held the cores meanwhile ("" if not: ``Timing.busy``)."""
     standard = get_rules(reference_run.RULES)
-    return reference_factor(standard, time_machine(standard, progress_bar)[2])
+    timing = time_machine(standard, progress_bar)
+    return *reference_factor(standard, timing.seconds), timing.busy
 
 
 class _NoBar:

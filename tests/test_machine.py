@@ -21,22 +21,21 @@ def _fake_counts(monkeypatch, machine_busy, own, wall, cores=2):
     monkeypatch.setattr(machine.os, "cpu_count", lambda: cores)
 
 
-def test_the_share_is_what_others_spent_over_all_the_cores(monkeypatch):
-    # 4 CPU-s busy on the machine over 2 s of 2 cores, 1 of them this process's: others took 3 of 4
-    _fake_counts(monkeypatch, [100.0, 104.0], [10.0, 11.0], [0.0, 2.0])
+@pytest.mark.parametrize(
+    "machine_busy, own, wall, share, note",
+    [
+        # 4 CPU-s busy on the machine over 2 s of 2 cores, 1 of them this process's: others 3 of 4
+        ([100.0, 104.0], [10.0, 11.0], [0.0, 2.0], 0.75, "; timed while other work held 75% of the 2 cores, so the estimate is too long"),
+        # the machine busy 3.9 CPU-s, this process 3.8 of them: others 0.1 of 4, quiet
+        ([50.0, 53.9], [1.0, 4.8], [7.0, 9.0], 0.025, ""),
+    ],
+)
+def test_the_share_is_what_others_spent_over_all_the_cores(monkeypatch, machine_busy, own, wall, share, note):
+    _fake_counts(monkeypatch, machine_busy, own, wall)
     with machine.OthersLoad() as load:
         pass
-    assert load.share == pytest.approx(0.75)
-    assert load.note() == "; timed while other work held 75% of the 2 cores, so the estimate is too long"
-
-
-def test_a_process_alone_on_the_machine_is_quiet(monkeypatch):
-    # the machine busy 3.9 CPU-s, this process 3.8 of them: others 0.1 of 4 CPU-s
-    _fake_counts(monkeypatch, [50.0, 53.9], [1.0, 4.8], [7.0, 9.0])
-    with machine.OthersLoad() as load:
-        pass
-    assert load.share == pytest.approx(0.025)
-    assert load.note() == ""
+    assert load.share == pytest.approx(share)
+    assert load.note() == note
 
 
 def test_unreadable_counts_say_nothing(monkeypatch):

@@ -306,6 +306,8 @@ def test_timing_this_machine_runs_the_chain_to_4_men(tmp_path):
     plan = plan_solve(rules, 5, tmp_path / "new.h5", measure=True, progress_bar=Bar)
     (bar,) = bars
     assert bar.desc == "timing this machine on the chain to 4 men" and bar.done == bar.total == 117_240
-    assert plan.rate > 0 and plan.rate_source == "measured now on the chain to 4 men (small pairs: a guide only)"
+    # (and where other work held the cores meanwhile, as another test worker may, a clause saying so)
+    assert plan.rate > 0 and plan.rate_source == "measured now on the chain to 4 men (small pairs: a guide only)" + plan.busy
+    assert plan.busy == "" or plan.busy.startswith("; timed while other work held")
     assert all(p.seconds is not None for p in plan.pairs)
     assert not (tmp_path / "new.h5").exists()

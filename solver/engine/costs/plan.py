@@ -194,7 +194,8 @@ def time_machine(rules: RuleSet, progress_bar: ProgressBar | None = None) -> Tim
     rate = report.to_dict()["positions_per_s"]
     source = f"measured now on the chain to {men} men (small pairs: a guide only)"
     seconds = {pair_name(a, b): row.wall for (a, b), row in zip(chain, report.rows)}
-    return Timing(rate, source + load.note(), seconds, load.note())
+    busy = load.note()
+    return Timing(rate, source + busy, seconds, busy)
 
 
 def machine_speed(progress_bar: ProgressBar | None = None) -> tuple[float | None, str, str]:

@@ -66,6 +66,13 @@ MEM="--max-memory 16GiB"
 HISTORY_MEM="--max-memory 19GiB"
 declare -A SOLVE=([lasker]="$MEM" [morabaraba]="$MEM" [per-mill]="$MEM" [optional]="$MEM" [passes]="$MEM" [diagonal]="$MEM"
     [viking-ban]="$HISTORY_MEM" [standard-ban]="$HISTORY_MEM")
+# the whole-game solve in segments of this many seconds (`morris solve --stop-after`), each
+# followed by the verify of what it wrote (`verify_run.py --solved-only`): the checks reach the
+# ledger, committed, within the session that solved the tiers, where a machine replaced between
+# two sessions would otherwise take the last session's solving unchecked (Lasker's fourth solve
+# lost 11.7 G so). An hour of Lasker's placing phase is about 8.5 G, whose check takes about 26
+# minutes; on one machine the final verify finds them in its log and does nothing twice.
+declare -A SEGMENT=([lasker]=3600)
 # no opening book under the history rule (morris book refuses the option: not built for it yet)
 declare -A NO_BOOK=([viking-ban]=1 [standard-ban]=1)
 # issue 23: the plain game each history game is compared with, position by position
@@ -100,6 +107,21 @@ a = sys.argv[2:]; print(capped_men(make_rules(a[0], [a[i + 1] for i in range(1, 
 default_db() {
     python -c "import sys; from solver.rules import make_rules; from solver.storage.files import default_path
 a = sys.argv[2:]; print(default_path(make_rules(a[0], [a[i + 1] for i in range(1, len(a), 2)])))" "$@"
+}
+
+# verify_solved G DB LEDGER: what the database of game G holds so far checked, the checks
+# written to the ledger (and committed), the logs banked
+verify_solved() {
+    echo "$1: verify what the database holds so far ($(date -u +%FT%TZ))"
+    echo "=== verify what is solved $(date -u +%FT%TZ)" >> "data/verify-$1.time.log"
+    /usr/bin/time -v python benchmarks/verify_run.py --db "$2" --log "data/verify-$1.jsonl" --ledger "$3" --solved-only \
+        --commit-every 600 2>> "data/verify-$1.time.log"
+    bank "$1" "what its database held so far verified"
+}
+
+# stopped_early LOG: whether the solve whose JSON lines end LOG stopped at its --stop-after
+stopped_early() {
+    tail -n 1 "$1" | python -c 'import json, sys; sys.exit(0 if json.loads(sys.stdin.read()).get("stopped") else 1)'
 }
 
 # bank G MESSAGE [PATH...]: data/'s files of game G copied to benchmarks/games/G/ and committed
@@ -177,11 +199,7 @@ for name in "${names[@]}"; do
         # session at a time rather than only after the whole solve (Lasker's placing phase spans
         # several sessions, and a new machine's data/ is empty). The final verify takes them
         # from its log; a tier whose reads are not all solved yet waits for it.
-        echo "$name: verify what the database holds so far ($(date -u +%FT%TZ))"
-        echo "=== verify what is solved $(date -u +%FT%TZ)" >> "data/verify-$name.time.log"
-        /usr/bin/time -v python benchmarks/verify_run.py --db "$db" --log "data/verify-$name.jsonl" --ledger "$ledger" --solved-only \
-            --commit-every 600 2>> "data/verify-$name.time.log"
-        bank "$name" "what its database held so far verified"
+        verify_solved "$name" "$db" "$ledger"
     fi
     if [[ ! -f "$step" ]]; then
         # The moving phase first, and its verify: its checks reach the ledger before the placing
@@ -198,9 +216,17 @@ for name in "${names[@]}"; do
         bank "$name" "the moving phase solved and verified"
     fi
     echo "$name: solve ($(date -u +%FT%TZ))"
-    echo "=== run $(date -u +%FT%TZ)" >> "data/$name.time.log"
-    # shellcheck disable=SC2086
-    /usr/bin/time -v morris solve --whole-game "$@" ${SOLVE[$name]:-} --db "$db" --json >> "data/$name.jsonl" 2>> "data/$name.time.log"
+    segment=()
+    [[ -z "${SEGMENT[$name]:-}" ]] || segment=(--stop-after "${SEGMENT[$name]}")
+    while :; do
+        echo "=== run $(date -u +%FT%TZ)" >> "data/$name.time.log"
+        # shellcheck disable=SC2086
+        /usr/bin/time -v morris solve --whole-game "$@" ${SOLVE[$name]:-} "${segment[@]}" --db "$db" --json >> "data/$name.jsonl" 2>> "data/$name.time.log"
+        if [[ ${#segment[@]} -eq 0 ]] || ! stopped_early "data/$name.jsonl"; then
+            break
+        fi
+        verify_solved "$name" "$db" "$ledger"
+    done
     echo solved > "$step"
     bank "$name" "solved whole"
     echo "$name: verify ($(date -u +%FT%TZ))"

@@ -165,6 +165,23 @@ def test_solve_json_lines(tmp_path):
     assert all(e["skipped"] for e in again[:-1]) and again[-1]["skipped"] == 4
 
 
+def test_stop_after_ends_the_run_between_jobs_and_says_so(tmp_path):
+    args = ["solve", "--rules", "six", "-o", "men=3", "--whole-game", "--db", str(tmp_path / "s.h5"), "--json"]
+    first = run(*args, "--stop-after", "0")
+    assert first.exit_code == 0, first.output
+    summary = json.loads(first.stdout.splitlines()[-1])
+    assert (summary["stopped"], summary["solved"], summary["game_value"]) == (True, 0, None)
+    rest = json.loads(run(*args, "--stop-after", "3600").stdout.splitlines()[-1])
+    assert rest["stopped"] is False and rest["solved"] > 0 and rest["game_value"].startswith("game value: ")
+    assert "stopped" not in json.loads(run(*args).stdout.splitlines()[-1])  # (only where it was asked for)
+
+
+@pytest.mark.parametrize("args,names", [(["-o", "reclose=same-man"], "history rule"), (["--cluster", "local"], "--cluster")])
+def test_stop_after_is_refused_where_it_does_not_stop(tmp_path, args, names):
+    result = run("solve", "--rules", "six", "-o", "men=3", *args, "--stop-after", "60", "--db", str(tmp_path / "x.h5"))
+    one_line_error(result, 2, "--stop-after", names)
+
+
 def test_verify_json_verdict(six_db, tmp_path):
     result = run("verify", "--db", str(six_db), "--json")
     assert result.exit_code == 0

@@ -24,7 +24,7 @@ from solver.cli import main
 from solver.engine.held import TierValues
 from solver.engine.order import placing_jobs
 from solver.engine.placing import solve_group
-from solver.engine.run import solve, solve_whole
+from solver.engine.run import Deadline, solve, solve_whole
 from solver.index import board_index
 from solver.rules import Position, make_rules
 from solver.storage.database import Database
@@ -370,6 +370,31 @@ def test_a_rerun_resumes_after_lost_tiers(six4, tmp_path):
     assert len(again) == len(first)
     with Database(path) as db:
         assert np.array_equal(db.values(0, 0, 4, 4), before)
+
+
+class AfterOneJob(Deadline):
+    """A deadline that passes once one job has been begun (a clock would make the test flaky)."""
+
+    def passed(self) -> bool:
+        self.asked = getattr(self, "asked", 0) + 1
+        return self.asked > 1
+
+
+def test_a_run_stopped_between_jobs_goes_on_to_the_same_database(six4, tmp_path):
+    """``--stop-after``: the run ends after the job in hand, with nothing of it lost; the rerun
+    solves the rest, and every tier then holds what one uninterrupted run wrote."""
+    rules = make_rules("six", ["men=4"])
+    path = tmp_path / "stopped.h5"
+    deadline = AfterOneJob(0)
+    first = solve_whole(rules, path, deadline=deadline, **quiet)
+    assert deadline.stopped
+    assert [(r.stats["mover"], r.stats["opponent"]) for r in first if not r.skipped] == [(3, 3)]  # the first pair alone
+    rest = solve_whole(rules, path, deadline=Deadline(3600), **quiet)
+    assert [r.skipped for r in rest].count(True) == 1
+    with Database(six4) as whole, Database(path) as db:
+        assert sorted(db.tier_keys()) == sorted(whole.tier_keys())
+        for t in whole.tier_keys():
+            assert np.array_equal(db.values(*t), whole.values(*t)), t
 
 
 def test_tier_values_drop_what_no_later_group_reads(six4):

@@ -53,9 +53,14 @@ DEFAULT_MAX_MEN = 4
     help="solve on Dask: local[:N] (a local cluster of N worker processes, default 2) or a scheduler's "
     "address tcp://HOST:PORT (workers started with --nthreads 1 that see the database's path)",
 )
+@click.option(
+    "--stop-after", type=click.FloatRange(0, None), default=None, metavar="SECONDS",
+    help="begin no pair or group once SECONDS have passed: the run stops between two (the summary says "
+    "stopped) and the same command goes on from there",
+)
 @quiet_option
 @json_option("a JSON object per finished or skipped pair, then a summary; no progress bars")
-def solve(rules_name, options, max_men, whole_game, extended, db_path, threads, dry_run, max_memory, cluster, quiet, as_json):
+def solve(rules_name, options, max_men, whole_game, extended, db_path, threads, dry_run, max_memory, cluster, stop_after, quiet, as_json):
     """Solve the moving phase (no men in hand) up to --max-men men a side, or with --whole-game
     the whole game: the moving phase, then the placing phase (men in hand) tier by tier.
 
@@ -67,18 +72,22 @@ def solve(rules_name, options, max_men, whole_game, extended, db_path, threads, 
     """
     from ..engine.costs.plan import capped_men, check_cluster, check_fits, plan_solve
     from ..engine.order import check_solvable
+    from ..engine.run import Deadline
     from ..engine.run import solve as run_solve
     from ..storage.files import default_path
 
     rules = get_rules(rules_name, options, history=True)
     if extended and not whole_game:
         raise RulesError("--extended goes with --whole-game")
+    if stop_after is not None and (cluster or rules.reclose != "allowed"):
+        raise RulesError(f"--stop-after does not go with {'--cluster' if cluster else 'the history rule (option reclose)'} yet")
+    deadline = None if stop_after is None else Deadline(stop_after)
     if rules.reclose != "allowed":
         return solve_history_rule(rules, max_men, whole_game, extended, db_path, threads, dry_run, max_memory, cluster, quiet, as_json)
     if whole_game:
         if max_men is not None:
             raise RulesError("--whole-game solves every tier the game needs: leave out --max-men")
-        return solve_whole_game(rules, extended, db_path, threads, dry_run, max_memory, cluster, quiet, as_json)
+        return solve_whole_game(rules, extended, db_path, threads, dry_run, max_memory, cluster, quiet, as_json, deadline)
     if max_men is None:
         max_men = capped_men(rules, DEFAULT_MAX_MEN)
     check_solvable(rules, max_men)
@@ -114,11 +123,16 @@ def solve(rules_name, options, max_men, whole_game, extended, db_path, threads, 
                 job_bytes=plan.peak_bytes,
             )
         else:
-            rows = run_solve(rules, max_men, db_path, threads=threads, progress=bars, echo=echo, on_pair=on_pair)
-    report_rows(rows, time.perf_counter() - t0, db_path, rules, as_json, "subspaces", millions=True)
+            rows = run_solve(rules, max_men, db_path, threads=threads, progress=bars, echo=echo, on_pair=on_pair, deadline=deadline)
+    report_rows(rows, time.perf_counter() - t0, db_path, rules, as_json, "subspaces", millions=True, **stopped(deadline))
 
 
-def solve_whole_game(rules, extended, db_path, threads, dry_run, max_memory, cluster, quiet, as_json):
+def stopped(deadline) -> dict:
+    """The summary's ``stopped`` (whether --stop-after left work for a rerun), where it was given."""
+    return {} if deadline is None else {"stopped": deadline.stopped}
+
+
+def solve_whole_game(rules, extended, db_path, threads, dry_run, max_memory, cluster, quiet, as_json, deadline=None):
     """``morris solve --whole-game``: the moving phase the game needs, then the placing phase."""
     from ..engine.costs.plan import check_cluster, check_fits, plan_whole_game
     from ..engine.run import solve_whole
@@ -164,10 +178,11 @@ def solve_whole_game(rules, extended, db_path, threads, dry_run, max_memory, clu
         rows = solve_whole(
             rules, db_path, extended, threads=threads, progress=bars,
             echo=(lambda line: None) if as_json else click.echo, on_group=on_group, hold_bytes=plan.placing.hold_bytes,
+            deadline=deadline,
         )
     secs = time.perf_counter() - t0
-    line = game_value_line(db_path, rules)
-    report_rows(rows, secs, db_path, rules, as_json, "subspaces and tiers", game_value=line)
+    line = None if deadline is not None and deadline.stopped else game_value_line(db_path, rules)
+    report_rows(rows, secs, db_path, rules, as_json, "subspaces and tiers", game_value=line, **stopped(deadline))
     if line and not as_json:
         click.echo(line)
 
@@ -282,7 +297,8 @@ def report_rows(rows, secs, db_path, rules, as_json, noun, millions=False, colum
     rate = ""
     if new and secs > 0:
         rate = f" ({positions / secs / 1e6:.2f} M positions/s)" if millions else f" ({positions / secs:,.0f} positions/s)"
-    click.echo(f"{len(new)} {noun} solved, {len(rows) - len(new)} skipped; {positions:,} positions in {secs:.1f} s{rate}")
+    left = "; stopped by --stop-after, the same command goes on" if extra.get("stopped") else ""
+    click.echo(f"{len(new)} {noun} solved, {len(rows) - len(new)} skipped; {positions:,} positions in {secs:.1f} s{rate}{left}")
 
 
 def show_plan(plan, db_path, as_json) -> None:

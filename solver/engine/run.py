@@ -10,8 +10,9 @@ Values a later job reads stay in memory (``held.TierValues``).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -53,6 +54,20 @@ class Stage:
     hold_bytes: int | None = None  # the budget of tiers held for later jobs (``held.TierValues``)
 
 
+@dataclass
+class Deadline:
+    """``morris solve --stop-after``: no job is begun once ``seconds`` have passed since the run
+    began, so that a long run stops between two jobs (nothing it solved is lost, and what it
+    wrote can be verified before a rerun goes on); ``stopped`` says whether jobs were left."""
+
+    seconds: float
+    start: float = field(default_factory=time.monotonic)
+    stopped: bool = False
+
+    def passed(self) -> bool:
+        return time.monotonic() - self.start >= self.seconds
+
+
 def solve(
     rules: RuleSet,
     max_men: int,
@@ -61,12 +76,13 @@ def solve(
     progress: bool = True,
     echo: Callable[[str], None] = print,
     on_pair: Callable[[list[SolveRow]], None] | None = None,
+    deadline: Deadline | None = None,
 ) -> list[SolveRow]:
     """Solve every pair up to ``max_men`` into ``db_path``; ``on_pair`` hears each pair's rows as
-    it is finished or skipped."""
+    it is finished or skipped. With a ``deadline`` no pair is begun once it has passed."""
     check_solvable(rules, max_men)
     stage = Stage(f"solving {rules.describe()} up to {max_men} men into {db_path}", moving_jobs(rules, max_men), "subspaces")
-    return run_stages(rules, db_path, [stage], threads, progress, echo, on_pair)
+    return run_stages(rules, db_path, [stage], threads, progress, echo, on_pair, deadline=deadline)
 
 
 def solve_whole(
@@ -78,11 +94,12 @@ def solve_whole(
     echo: Callable[[str], None] = print,
     on_group: Callable[[list[SolveRow]], None] | None = None,
     hold_bytes: int | None = None,
+    deadline: Deadline | None = None,
 ) -> list[SolveRow]:
     """Solve a whole game into ``db_path``: the moving phase up to the men it reaches, then the
     tiers with men in hand. ``on_group`` hears each group's rows (a moving-phase pair's too).
     ``hold_bytes``: what the placing phase may hold for later groups (the plan's ``hold_bytes``;
-    None: all they read)."""
+    None: all they read). With a ``deadline`` no job is begun once it has passed."""
     stages = []
     top = moving_men(rules, extended)
     if top >= 3:
@@ -94,13 +111,14 @@ def solve_whole(
             "tiers with men in hand", hold_bytes,
         )
     )
-    return run_stages(rules, db_path, stages, threads, progress, echo, on_group)
+    return run_stages(rules, db_path, stages, threads, progress, echo, on_group, deadline=deadline)
 
 
-def run_stages(rules, db_path, stages, threads, progress, echo, on_job, solve_rules=None) -> list[SolveRow]:
+def run_stages(rules, db_path, stages, threads, progress, echo, on_job, solve_rules=None, deadline: Deadline | None = None) -> list[SolveRow]:
     """The loop: under the writer lock, each stage's jobs in order, skipping the finished ones.
     ``solve_rules``: the rules the jobs are solved with, where they differ from the database's
-    (the history rule's placing tiers are plain positions: ``history.run``)."""
+    (the history rule's placing tiers are plain positions: ``history.run``). Once ``deadline``
+    has passed, the loop stops before the next job it would solve (``deadline.stopped``)."""
     use_threads(threads)
     on_job = on_job or (lambda rows: None)
     db_path = Path(db_path)
@@ -124,6 +142,11 @@ def run_stages(rules, db_path, stages, threads, progress, echo, on_job, solve_ru
                             done = [SolveRow(stats_of(held.db.info(*t)), skipped=True) for t in job.writes]
                             if job.pair is not None:
                                 echo(f"{job.name}: done already, skipped")
+                        elif deadline is not None and deadline.passed():
+                            deadline.stopped = True
+                            echo(f"stopped before {job.name}: the {deadline.seconds:g} s of --stop-after have passed; "
+                                 "the same command goes on from here")
+                            break
                         else:
                             held.keep_for(stage.jobs[i:])
                             written = solve_job(solve_rules or rules, index, job, held, progress and bar is None)
@@ -142,6 +165,8 @@ def run_stages(rules, db_path, stages, threads, progress, echo, on_job, solve_ru
                         bar.close()
                 if solved:
                     echo(f"wrote {solved} {stage.wrote} to {db_path}")
+                if deadline is not None and deadline.stopped:
+                    break
         finally:
             held.db.close()
     return rows

@@ -179,7 +179,9 @@ for name in "${names[@]}"; do
     fi
     # a game whose results are committed is done even where data/ is new (its step file gone)
     base=$(basename "$db" .h5)
-    if [[ ! -f "$step" && -f "benchmarks/checksums/$base-whole.json" && -f "benchmarks/rulesets/$base.json" ]]; then
+    # (a history game's also its comparison with the plain game: its results are committed first)
+    if [[ ! -f "$step" && -f "benchmarks/checksums/$base-whole.json" && -f "benchmarks/rulesets/$base.json" \
+        && ( -z "${PLAIN[$name]:-}" || -f "benchmarks/games/$name/$name.compare.json" ) ]]; then
         echo "$name: done (benchmarks/checksums/$base-whole.json; remove it and benchmarks/rulesets/$base.json to solve it again)"
         continue
     fi
@@ -238,17 +240,6 @@ for name in "${names[@]}"; do
     # and it fails where one value is changed (a scratch copy: the database is not written)
     python benchmarks/tamper_check.py --db "$db" --json "data/$name.tamper.json" > "data/$name.tamper.md" \
         || echo "$name: a changed value was NOT caught by the verify (data/$name.tamper.md)"
-    if [[ -n "${PLAIN[$name]:-}" ]]; then
-        # shellcheck disable=SC2086
-        plain_db=$(default_db ${PLAIN[$name]})
-        echo "$name: compare with $plain_db ($(date -u +%FT%TZ))"
-        # shellcheck disable=SC2086  # (the solve resumes where it stopped, or finds every tier there)
-        /usr/bin/time -v morris solve --whole-game ${PLAIN[$name]} $MEM --db "$plain_db" --json >> "data/$name.plain.jsonl" 2>> "data/$name.plain.time.log"
-        python benchmarks/compare_values.py "$plain_db" "$db" --json "data/$name.compare.json" > "data/$name.compare.md"
-        if [[ $plain_db != data/standard.h5 && -z "${KEEP_DATABASES:-}" ]]; then
-            rm -rf "$plain_db" "$plain_db.d" "$plain_db.lock"
-        fi
-    fi
     # the reference column: the standard game's database while it is on disk, else its statistics
     reference=data/standard.h5
     [[ -e $reference ]] || reference=benchmarks/rulesets/standard.json
@@ -260,6 +251,20 @@ for name in "${names[@]}"; do
     book=()
     [[ -n "${NO_BOOK[$name]:-}" ]] || book=("solver/books/$base.h5")
     bank "$name" "solved whole and verified" "benchmarks/checksums/$base-whole.json" "benchmarks/rulesets/$base.json" "${book[@]}"
+    # The plain game solved again and compared after this game's results are committed: a
+    # machine lost in the meantime (the plain solve takes an hour and a half) keeps them.
+    if [[ -n "${PLAIN[$name]:-}" ]]; then
+        # shellcheck disable=SC2086
+        plain_db=$(default_db ${PLAIN[$name]})
+        echo "$name: compare with $plain_db ($(date -u +%FT%TZ))"
+        # shellcheck disable=SC2086  # (the solve resumes where it stopped, or finds every tier there)
+        /usr/bin/time -v morris solve --whole-game ${PLAIN[$name]} $MEM --db "$plain_db" --json >> "data/$name.plain.jsonl" 2>> "data/$name.plain.time.log"
+        python benchmarks/compare_values.py "$plain_db" "$db" --json "data/$name.compare.json" > "data/$name.compare.md"
+        if [[ $plain_db != data/standard.h5 && -z "${KEEP_DATABASES:-}" ]]; then
+            rm -rf "$plain_db" "$plain_db.d" "$plain_db.lock"
+        fi
+        bank "$name" "compared with the plain game"
+    fi
     echo done > "$step"
     echo "$name: done ($(date -u +%FT%TZ)); table in data/$name.table.md, committed with its files (benchmarks/games/$name)"
     if [[ -z "${KEEP_DATABASES:-}" ]]; then

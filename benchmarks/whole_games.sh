@@ -92,9 +92,9 @@ declare -A PLAIN=([viking-ban]="--rules viking" [standard-ban]="--rules standard
 # Before each solve, benchmarks/disk_check.py asks the dry run what is left to write: a game that
 # does not fit is passed over with a line saying so, and the chain goes on with the next.
 # The ban games before Lasker (2026-12-03): a machine has lasted about a day, four or five
-# sessions of the chain, and each new one starts with an empty data/. A ban game needs about 15
-# hours of it (11 h solving at the 0.59 M states a second measured here, its verify, the plain game
-# again); Lasker about 19 (15 h solving, then the 61 G positions its ledger does not hold), more
+# sessions of the chain, and each new one starts with an empty data/. A ban game needs about 20
+# hours of it (about 13 h solving at the 0.45-0.61 M states a second measured here, 6 h of verify
+# at 1.1 M, the plain game again); Lasker about 19 (15 h solving, then the 61 G positions its ledger does not hold), more
 # than four machines in a row have given it.
 ORDER=(no-flying viking ultra per-mill optional passes diagonal drop-standard morabaraba viking-ban standard-ban lasker)
 

@@ -3,7 +3,8 @@
 # table row, checksums, statistics and a short opening book recorded, then its database removed,
 # one game after another. Run again with the same command to resume: a solve goes on from the
 # tiers its database holds, a verify from its log, and a game whose step file says "done", or
-# whose checksums and statistics are committed (a new machine's empty data/), is skipped.
+# whose checksums and statistics are committed (a new machine's empty data/; a history game's
+# comparison with its plain game too), is skipped.
 # A database left half solved by an earlier session has what it holds verified first
 # (benchmarks/verify_run.py --solved-only), so that each session's checks reach the ledger.
 #
@@ -93,9 +94,9 @@ declare -A PLAIN=([viking-ban]="--rules viking" [standard-ban]="--rules standard
 # does not fit is passed over with a line saying so, and the chain goes on with the next.
 # The ban games before Lasker (2026-12-03): a machine has lasted about a day, four or five
 # sessions of the chain, and each new one starts with an empty data/. A ban game needs about 20
-# hours of it (about 13 h solving at the 0.45-0.61 M states a second measured here, 6 h of verify
-# at 1.1 M, the plain game again); Lasker about 19 (15 h solving, then the 61 G positions its ledger does not hold), more
-# than four machines in a row have given it.
+# hours of it (about 13 h solving at the 0.48-0.73 M states a second measured here, 6 h of verify
+# at 1.1 M, the plain game again); Lasker about 19 (15 h solving, then the 61 G positions its
+# ledger does not hold), more than four machines in a row have given it.
 ORDER=(no-flying viking ultra per-mill optional passes diagonal drop-standard morabaraba viking-ban standard-ban lasker)
 
 # the men a side of these rules: the moving phase's subspaces go up to it
@@ -252,7 +253,7 @@ for name in "${names[@]}"; do
     [[ -n "${NO_BOOK[$name]:-}" ]] || book=("solver/books/$base.h5")
     bank "$name" "solved whole and verified" "benchmarks/checksums/$base-whole.json" "benchmarks/rulesets/$base.json" "${book[@]}"
     # The plain game solved again and compared after this game's results are committed: a
-    # machine lost in the meantime (the plain solve takes an hour and a half) keeps them.
+    # machine lost in the meantime (the plain solve: Viking 1.5 hours, standard about 3) keeps them.
     if [[ -n "${PLAIN[$name]:-}" ]]; then
         # shellcheck disable=SC2086
         plain_db=$(default_db ${PLAIN[$name]})

@@ -29,6 +29,27 @@ ARRAYS = ("value", "count", "lowest")
 SAVE_STATE = 3  # bytes a state of a save: its value and count (the parts' lowest codes are few)
 
 
+def _read_into(path: Path, out: np.ndarray) -> bool:
+    """A saved array read straight into ``out`` (False where its shape or type differ, or it is
+    cut short). Not mapped: a mapping's pages count as the process's resident memory while they
+    are copied, so a resumed group's peak RSS held its values twice (7-8 with 8-7 of the Viking
+    ban: 15.2 GiB against 12.5 planned, benchmarks/RESULTS.md 2026-12-03)."""
+    with open(path, "rb") as f:
+        fmt = np.lib.format
+        read_header = fmt.read_array_header_1_0 if fmt.read_magic(f) == (1, 0) else fmt.read_array_header_2_0
+        shape, fortran, dtype = read_header(f)
+        if tuple(shape) != out.shape or dtype != out.dtype or fortran or not out.flags.c_contiguous:
+            return False
+        view = memoryview(out.reshape(-1).view(np.uint8))
+        done = 0
+        while done < len(view):
+            got = f.readinto(view[done:])
+            if not got:
+                return False
+            done += got
+    return True
+
+
 def checkpoint_dir(db_path: Path) -> Path:
     """``X.h5.checkpoint``: where ``morris solve`` keeps the group it is solving."""
     return Path(str(db_path) + ".checkpoint")
@@ -62,11 +83,9 @@ class Checkpoint:
                 self.clear(group)
                 return None
             for name in ARRAYS:
-                saved = np.load(d / f"{name}.npy", mmap_mode="r")
-                if saved.shape != arrays[name].shape or saved.dtype != arrays[name].dtype:
+                if not _read_into(d / f"{name}.npy", arrays[name]):
                     self.clear(group)
                     return None
-                arrays[name][:] = saved
             self.last = time.perf_counter()
             return meta
         return None

@@ -1,0 +1,34 @@
+"""A history group's saved level loop (``solver.history.checkpoint``) read back: no numba, so
+in the default run; the resume of a real group is tests/test_history_engine.py's (slow)."""
+
+import numpy as np
+
+from solver.history.checkpoint import Checkpoint
+
+
+def test_a_save_is_read_back_exactly_and_a_damaged_one_is_dropped(tmp_path):
+    """``Checkpoint.load`` restores each array bit for bit (read into the run's own arrays); a
+    save whose array is cut short, or of another shape or type, is removed and the group starts
+    afresh (None) rather than resuming from a wrong or partial state."""
+    rng = np.random.default_rng(3)
+    group = [(7, 8), (8, 7)]
+    saved = {"value": rng.integers(0, 0xFFFF, 5000, dtype=np.uint16), "count": rng.integers(0, 255, 5000, dtype=np.uint8),
+             "lowest": rng.integers(0, 9, 7, dtype=np.uint16)}
+    ck = Checkpoint(tmp_path / "ck", "rules")
+    ck.save(group, 5000, 7, saved, 11, 10, 12.5)
+
+    def fresh(**kind):
+        return {k: np.zeros(kind.get(k, v.shape), dtype=v.dtype) for k, v in saved.items()}
+
+    into = fresh()
+    meta = ck.load(group, 5000, 7, into)
+    assert meta["first"] == 11 and meta["levels"] == 10 and all(np.array_equal(into[k], saved[k]) for k in saved)
+    assert ck.load(group, 5000, 7, fresh(lowest=(8,))) is None and not (tmp_path / "ck").exists()  # another shape
+    ck.save(group, 5000, 7, saved, 11, 10, 12.5)
+    wide = dict(fresh(), count=np.zeros(5000, dtype=np.uint16))
+    assert ck.load(group, 5000, 7, wide) is None and not (tmp_path / "ck").exists()  # another type
+    ck.save(group, 5000, 7, saved, 11, 10, 12.5)
+    path = tmp_path / "ck" / "7-8_8-7" / "value.npy"
+    with open(path, "r+b") as f:
+        f.truncate(path.stat().st_size - 1)
+    assert ck.load(group, 5000, 7, fresh()) is None and not (tmp_path / "ck").exists()  # cut short

@@ -1,7 +1,7 @@
 """The long runs' helpers in benchmarks/: the disk check made before each game
 (``disk_check.py``), the table's reference read from a statistics file (``game_table.py``), and
 the map that names numba's functions for ``perf`` (``perf_numba.py``), in its own process and in
-another."""
+another, and the progress a run's log tells (``run_progress.py``)."""
 
 from __future__ import annotations
 
@@ -38,6 +38,30 @@ def test_the_disk_check_takes_off_what_a_history_game_has_written(tmp_path):
     (tmp_path / "h.h5.d").mkdir()
     (tmp_path / "h.h5.d" / "3-3.h5").write_bytes(b"\0" * 10**6)
     assert disk_check.need_bytes(plan, db, placing_positions=2 * 10**9) == fresh - 10**6
+
+
+def test_the_progress_counts_each_solved_subspace_once(tmp_path):
+    def pair(subs, seconds, rss, skipped=False):
+        return json.dumps({"event": "pair", "skipped": skipped, "peak_rss_bytes": rss, "subspaces": [
+            {"mover": a, "opponent": b, "mover_hand": 0, "opponent_hand": 0, "positions": pos, "states": st, "seconds": seconds}
+            for a, b, pos, st in subs]})
+
+    log = tmp_path / "run.jsonl"
+    log.write_text("\n".join([
+        pair([(3, 3, 10**8, 15 * 10**7)], 2.0, 2**30),
+        pair([(3, 4, 2 * 10**8, 3 * 10**8), (4, 3, 2 * 10**8, 3 * 10**8)], 5.0, 3 * 2**30),
+        pair([(3, 3, 10**8, 15 * 10**7)], 9.0, 2**30, skipped=True),  # already solved: not counted
+        pair([(4, 3, 2 * 10**8, 3 * 10**8), (3, 4, 2 * 10**8, 3 * 10**8)], 4.0, 5 * 2**30),  # the twins solved again: their seconds, not their states
+        '{"event": "pair", "skipp',  # a line a kill cut off
+    ]) + "\n")
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run_progress.py"), str(log)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == ("subspaces 3, states 0.75 G, positions 0.50 G, group seconds 11; "
+                                  "last group 4-3, 3-4, peak RSS 5.0 GiB")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text(pair([(3, 3, 10**8, 15 * 10**7)], 1.0, 0, skipped=True) + "\n")
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run_progress.py"), str(empty)], capture_output=True, text=True)
+    assert run.returncode == 1 and run.stderr.strip() == f"{empty}: no finished pair or group yet"
 
 
 def test_the_table_reads_its_reference_from_the_statistics_file():

@@ -97,7 +97,11 @@ declare -A PLAIN=([viking-ban]="--rules viking" [standard-ban]="--rules standard
 # hours of it (about 13 h solving at the 0.48-0.73 M states a second measured here, 6 h of verify
 # at 1.1 M, the plain game again); Lasker about 19 (15 h solving, then the 61 G positions its
 # ledger does not hold), more than four machines in a row have given it.
-ORDER=(no-flying viking ultra per-mill optional passes diagonal drop-standard morabaraba viking-ban standard-ban lasker)
+# The standard ban before the Viking ban's comparison (2026-12-04): the machine that solved the
+# Viking ban was replaced before its plain game was compared, so that comparison needs the ban game
+# solved again (about 13 hours, its checks spared by the ledger); the standard ban has nothing yet
+# and is the issue's other game, so it goes first and the comparison follows it.
+ORDER=(no-flying viking ultra per-mill optional passes diagonal drop-standard morabaraba standard-ban viking-ban lasker)
 
 # the men a side of these rules: the moving phase's subspaces go up to it
 game_men() {

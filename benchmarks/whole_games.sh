@@ -94,12 +94,12 @@ declare -A PLAIN=([viking-ban]="--rules viking" [standard-ban]="--rules standard
 # does not fit is passed over with a line saying so, and the chain goes on with the next.
 # The ban games before Lasker (2026-12-03): a machine has lasted about a day, four or five
 # sessions of the chain, and each new one starts with an empty data/. A ban game needs about 20
-# hours of it (about 13 h solving at the 0.48-0.73 M states a second measured here, 6 h of verify
+# hours of it (about 11.5 h solving at the 0.42-0.73 M states a second measured here, 6 h of verify
 # at 1.1 M, the plain game again); Lasker about 19 (15 h solving, then the 61 G positions its
 # ledger does not hold), more than four machines in a row have given it.
 # The standard ban before the Viking ban's comparison (2026-12-04): the machine that solved the
 # Viking ban was replaced before its plain game was compared, so that comparison needs the ban game
-# solved again (about 13 hours, its checks spared by the ledger); the standard ban has nothing yet
+# solved again (about 11.5 hours, its checks spared by the ledger); the standard ban has nothing yet
 # and is the issue's other game, so it goes first and the comparison follows it.
 ORDER=(no-flying viking ultra per-mill optional passes diagonal drop-standard morabaraba standard-ban viking-ban lasker)
 

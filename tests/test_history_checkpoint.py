@@ -15,14 +15,15 @@ def test_a_save_is_read_back_exactly_and_a_damaged_one_is_dropped(tmp_path):
     saved = {"value": rng.integers(0, 0xFFFF, 5000, dtype=np.uint16), "count": rng.integers(0, 255, 5000, dtype=np.uint8),
              "lowest": rng.integers(0, 9, 7, dtype=np.uint16)}
     ck = Checkpoint(tmp_path / "ck", "rules")
-    ck.save(group, 5000, 7, saved, 11, 10, 12.5)
+    ck.save(group, 5000, 7, saved, 11, 10, 12.5, 20.25)
 
     def fresh(**kind):
         return {k: np.zeros(kind.get(k, v.shape), dtype=v.dtype) for k, v in saved.items()}
 
     into = fresh()
     meta = ck.load(group, 5000, 7, into)
-    assert meta["first"] == 11 and meta["levels"] == 10 and all(np.array_equal(into[k], saved[k]) for k in saved)
+    assert meta["first"] == 11 and meta["levels"] == 10 and (meta["seconds"], meta["cpu_seconds"]) == (12.5, 20.25)
+    assert all(np.array_equal(into[k], saved[k]) for k in saved)
     assert ck.load(group, 5000, 7, fresh(lowest=(8,))) is None and not (tmp_path / "ck").exists()  # another shape
     ck.save(group, 5000, 7, saved, 11, 10, 12.5)
     wide = dict(fresh(), count=np.zeros(5000, dtype=np.uint16))

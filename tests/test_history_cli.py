@@ -304,11 +304,16 @@ def test_a_solve_killed_inside_a_group_resumes_it(db, tmp_path, monkeypatch):
     monkeypatch.setattr(history_run, "Checkpoint", EveryLevel)
     path = tmp_path / "cut.h5"
     first = CliRunner().invoke(main, ["solve", *RULES, "--max-men", "3", "--db", str(path)])
-    assert isinstance(first.exception, Killed) and Path(str(path) + ".checkpoint", "3-3", "meta.json").exists()
+    meta = Path(str(path) + ".checkpoint", "3-3", "meta.json")
+    assert isinstance(first.exception, Killed) and meta.exists()
+    earlier = json.loads(meta.read_text())
     EveryLevel.kill_at = 0
     again = run("solve", *RULES, "--max-men", "3", "--db", str(path))
     assert again.exit_code == 0 and "3-3: resumed at level 1" in again.output, again.output
     with h5py.File(path) as f, h5py.File(db) as g:
+        # the record counts the killed run's levels too, wall and CPU alike
+        attrs = f["subspaces/3-3"].attrs
+        assert attrs["seconds"] >= earlier["seconds"] and attrs["cpu_seconds"] >= earlier["cpu_seconds"]
         assert np.array_equal(f["history/3-3/values"][...], g["history/3-3/values"][...])
         assert np.array_equal(f["subspaces/3-3"][...], g["subspaces/3-3"][...])
     assert not Path(str(path) + ".checkpoint").exists()

@@ -71,7 +71,7 @@ class Checkpoint:
 
     def load(self, group, states: int, parts: int, arrays: dict[str, np.ndarray]) -> dict | None:
         """The saved loop of ``group`` read into ``arrays`` (value, count, lowest, in place): its
-        meta (``first``, ``levels``, ``seconds``), or None where there is none that fits (a save
+        meta (``first``, ``levels``, ``seconds``, ``cpu_seconds``: 0 in a save that predates it), or None where there is none that fits (a save
         of other rules, states or parts, or one whose arrays differ or are cut short, is removed)."""
         want = self._meta(group, states, parts)
         for d in (self._dir(group), self._dir(group).with_suffix(".old")):
@@ -97,8 +97,10 @@ class Checkpoint:
     def due(self) -> bool:
         return time.perf_counter() - self.last >= self.every
 
-    def save(self, group, states: int, parts: int, arrays: dict[str, np.ndarray], first: int, levels: int, seconds: float) -> None:
-        """Write the loop of ``group`` after a level (``first``: the lowest code left)."""
+    def save(self, group, states: int, parts: int, arrays: dict[str, np.ndarray], first: int, levels: int, seconds: float,
+             cpu_seconds: float = 0.0) -> None:
+        """Write the loop of ``group`` after a level (``first``: the lowest code left), with the
+        wall and CPU seconds of its levels so far (what the run's record adds on a resume)."""
         final = self._dir(group)
         new, old = final.with_suffix(".new"), final.with_suffix(".old")
         try:
@@ -106,7 +108,8 @@ class Checkpoint:
             new.mkdir(parents=True)
             for name in ARRAYS:
                 np.save(new / f"{name}.npy", arrays[name])
-            meta = dict(self._meta(group, states, parts), first=int(first), levels=int(levels), seconds=round(seconds, 3))
+            meta = dict(self._meta(group, states, parts), first=int(first), levels=int(levels), seconds=round(seconds, 3),
+                        cpu_seconds=round(cpu_seconds, 3))
             (new / "meta.json").write_text(json.dumps(meta))
             shutil.rmtree(old, ignore_errors=True)
             if final.exists():

@@ -185,13 +185,14 @@ def solve_history(
                 now = [time.perf_counter(), time.process_time()]
                 seconds, cpu = now[0] - clock[0], now[1] - clock[1]
                 clock[:] = now
-                # a group resumed from its saved levels: the earlier runs' seconds too
-                # (their CPU seconds are not kept)
+                # a group resumed from its saved levels: the earlier runs' seconds too (their
+                # CPU seconds where the save kept them: 0 from a save that predates that)
                 earlier = parts[0].timing.get("earlier_s", 0.0)
                 if earlier:
                     echo(f"{' and '.join(subspace_name(p.a, p.b) for p in parts)}: resumed at level {parts[0].timing['resumed_at_level']} "
                          f"({earlier:.1f} s of earlier runs)")
                     seconds += earlier
+                    cpu += parts[0].timing.get("earlier_cpu_s", 0.0)
                 new = []
                 for p in parts:  # one half at a time, a piece of its side table at a time (``write.write_half``)
                     stats, side = write_half(db_path, rules, p, seconds, cpu)

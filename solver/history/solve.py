@@ -288,21 +288,23 @@ def solve_group(rules: RuleSet, group: list[tuple[int, int]], src: Store | list[
     err = np.zeros(3, np.int64)
     arrays = {"value": value, "count": count, "lowest": lowest}
     states = len(value)
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     saved = None
     if checkpoint:
         checkpoint.begin()
         saved = checkpoint.load(group, states, len(parts), arrays)
     if saved:
         first, levels, earlier = saved["first"], saved["levels"], saved["seconds"]
+        earlier_cpu = saved.get("cpu_seconds", 0.0)
     else:
         k.init_group(parts, order, *gs.args(), value, count, *src.args(), src.values, lowest, ht, ix, g, err)
-        first, levels, earlier = int(lowest.min(initial=k.NONE)), 0, 0.0
+        first, levels, earlier, earlier_cpu = int(lowest.min(initial=k.NONE)), 0, 0.0, 0.0
     t2 = time.perf_counter()
 
     def save_if_due():  # between levels, where the loop goes on (after the judging: what a rerun need not judge again)
         if checkpoint and first != k.NONE and not err.any() and checkpoint.due():
-            checkpoint.save(group, states, len(parts), arrays, first, levels, earlier + time.perf_counter() - t1)
+            checkpoint.save(group, states, len(parts), arrays, first, levels, earlier + time.perf_counter() - t1,
+                            earlier_cpu + time.process_time() - c1)
 
     if not saved:
         save_if_due()
@@ -321,7 +323,7 @@ def solve_group(rules: RuleSet, group: list[tuple[int, int]], src: Store | list[
     for h in halves:
         h.timing = {"index_s": round(t1 - t0, 3), "init_s": round(t2 - t1, 3), "levels_s": round(t3 - t2, 3), "levels": levels}
         if saved:
-            h.timing.update(resumed_at_level=saved["levels"], earlier_s=saved["seconds"])
+            h.timing.update(resumed_at_level=saved["levels"], earlier_s=saved["seconds"], earlier_cpu_s=earlier_cpu)
     return halves
 
 

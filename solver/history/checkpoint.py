@@ -71,8 +71,9 @@ class Checkpoint:
 
     def load(self, group, states: int, parts: int, arrays: dict[str, np.ndarray]) -> dict | None:
         """The saved loop of ``group`` read into ``arrays`` (value, count, lowest, in place): its
-        meta (``first``, ``levels``, ``seconds``, ``cpu_seconds``: 0 in a save that predates it), or None where there is none that fits (a save
-        of other rules, states or parts, or one whose arrays differ or are cut short, is removed)."""
+        meta (``first``, ``levels``, ``seconds``, and ``cpu_seconds`` unless the save predates
+        it), or None where there is none that fits (a save of other rules, states or parts,
+        or one whose arrays differ or are cut short, is removed)."""
         want = self._meta(group, states, parts)
         for d in (self._dir(group), self._dir(group).with_suffix(".old")):
             meta_file = d / "meta.json"

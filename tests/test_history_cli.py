@@ -295,8 +295,8 @@ def test_a_solve_killed_inside_a_group_resumes_it(db, tmp_path, monkeypatch):
         def __init__(self, folder, rules_text, echo=print):
             super().__init__(folder, rules_text, every=0, echo=echo)
 
-        def save(self, group, *args):
-            super().save(group, *args)
+        def save(self, group, *args, **kw):
+            super().save(group, *args, **kw)
             EveryLevel.saves += 1
             if EveryLevel.saves == EveryLevel.kill_at:
                 raise Killed

@@ -11,6 +11,8 @@ canonical form: each comparison also checks that symmetric states get one value.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from reference_history import solve_history, solve_history_whole
@@ -175,8 +177,8 @@ def test_a_run_cut_inside_a_group_resumes_from_its_saved_levels(tmp_path):
     class Cutting(Checkpoint):
         saves = 0
 
-        def save(self, group, *args):
-            super().save(group, *args)
+        def save(self, group, *args, **kw):
+            super().save(group, *args, **kw)
             if group == [(4, 4)]:
                 Cutting.saves += 1
                 if Cutting.saves == 3:
@@ -199,6 +201,56 @@ def test_a_run_cut_inside_a_group_resumes_from_its_saved_levels(tmp_path):
     heard.clear()
     solve_moving(rules, [(4, 4)], progress, checkpoint=Checkpoint(folder, rules.describe(), every=0))
     assert heard[4, 4][1]["resumed_at_level"] == 2 and heard[4, 4][1]["levels"] > 2
+    assert set(heard) == set(whole) and all(np.array_equal(heard[s][0], whole[s].state_values) for s in whole)
+    assert not folder.exists()
+
+
+def test_a_run_cut_while_judging_resumes_with_the_next_part(tmp_path, monkeypatch):
+    """A run killed while a group's states are judged (5 parts a run here, against 4,096 at full
+    size; cut right after the fourth save, 20 of 4-4's 68 parts judged) resumes the judging with
+    the next part, judges no part twice, and gives every state the values of a run never cut."""
+    from solver.history import solve
+    from solver.history.checkpoint import Checkpoint
+
+    rules = make_rules("six", ["reclose=same-man", "men=4"])
+    whole = solve_moving(rules, [(4, 4)])
+    folder = tmp_path / "db.h5.checkpoint"
+    monkeypatch.setattr(solve, "JUDGE_PARTS", 5)
+    judged_runs = []
+    init_group = solve.k.init_group
+
+    def counting(parts, spread, *args):
+        if len(parts) == 68:  # (the group 4-4's runs; 3-3 and 3-4 with 4-3 have 12 and 60 parts)
+            judged_runs.append(spread.copy())
+        return init_group(parts, spread, *args)
+
+    monkeypatch.setattr(solve.k, "init_group", counting)
+
+    class Cutting(Checkpoint):
+        saves = 0
+
+        def save(self, group, *args, **kw):
+            super().save(group, *args, **kw)
+            if group == [(4, 4)]:
+                Cutting.saves += 1
+                if Cutting.saves == 4:
+                    raise Cut
+
+    with pytest.raises(Cut):
+        solve_moving(rules, [(4, 4)], checkpoint=Cutting(folder, rules.describe(), every=0))
+    meta = json.loads((folder / "4-4" / "meta.json").read_text())
+    assert (meta["judged"], meta["levels"], meta["parts"]) == (20, 0, 68)
+    cut_runs = judged_runs[:]
+    judged_runs.clear()
+    heard = {}
+
+    def progress(group, halves):
+        heard.update({(h.a, h.b): (h.state_values.copy(), dict(h.timing)) for h in halves})
+
+    solve_moving(rules, [(4, 4)], progress, checkpoint=Checkpoint(folder, rules.describe(), every=1e9))
+    assert [len(r) for r in cut_runs] == [5] * 4 and [len(r) for r in judged_runs] == [5] * 9 + [3]
+    assert sorted(np.concatenate(cut_runs + judged_runs).tolist()) == list(range(68))
+    assert heard[4, 4][1]["resumed_judging"] == "20 of 68 parts judged" and heard[4, 4][1]["levels"] > 0
     assert set(heard) == set(whole) and all(np.array_equal(heard[s][0], whole[s].state_values) for s in whole)
     assert not folder.exists()
 

@@ -1,17 +1,18 @@
-"""A history group's level loop saved between levels, so that a run cut off inside a long group
-resumes there (``solve.solve_group``).
+"""A history group's judging and level loop saved as they go, so that a run cut off inside a
+long group resumes there (``solve.solve_group``).
 
-At 9 men one group (8-9 with 9-8: 3.2 G states) takes hours, longer than what is left of a
+At 9 men one group (8-9 with 9-8: 3.3 G states) takes hours, longer than what is left of a
 session once it starts; without this, a killed run solves the group again from its start. Every
-``every`` seconds of levels (and once the states are judged) the group's working arrays are
-written beside the database: its values (2 bytes a state), counts (1 byte a state) and each
-part's lowest code, with the level reached (``meta.json``, written last); a group done sooner
-writes nothing. A save goes to a
+``every`` seconds, between two runs of its judging (``solve.JUDGE_PARTS`` parts) and between two
+levels, the group's working arrays are written beside the database: its values (2 bytes a
+state), counts (1 byte a state) and each part's lowest code, with the parts judged and the level
+reached (``meta.json``, written last); a group done sooner writes nothing. A save goes to a
 folder of its own and replaces the previous one by renames, so a kill during a save leaves the
 previous save whole. A rerun of the same group (same rules, states and parts) reads the arrays
-back and goes on from the next level; the loop's arrays between two levels are all it depends
-on, so the values are those of a run that was never cut (tests/test_history_engine.py). The
-folder is removed once the group is written to the database.
+back and goes on with the next part to judge or the next level; a part's judging writes its own
+states alone, and the loop's arrays between two levels are all it depends on, so the values are
+those of a run that was never cut (tests/test_history_engine.py). The folder is removed once the
+group is written to the database.
 """
 
 from __future__ import annotations
@@ -71,8 +72,8 @@ class Checkpoint:
 
     def load(self, group, states: int, parts: int, arrays: dict[str, np.ndarray]) -> dict | None:
         """The saved loop of ``group`` read into ``arrays`` (value, count, lowest, in place): its
-        meta (``first``, ``levels``, ``seconds``, and ``cpu_seconds`` unless the save predates
-        it), or None where there is none that fits (a save of other rules, states or parts,
+        meta (``first``, ``levels``, ``seconds``, and ``cpu_seconds`` and ``judged`` unless the
+        save predates them), or None where there is none that fits (a save of other rules, states or parts,
         or one whose arrays differ or are cut short, is removed)."""
         want = self._meta(group, states, parts)
         for d in (self._dir(group), self._dir(group).with_suffix(".old")):
@@ -99,9 +100,10 @@ class Checkpoint:
         return time.perf_counter() - self.last >= self.every
 
     def save(self, group, states: int, parts: int, arrays: dict[str, np.ndarray], first: int, levels: int, seconds: float,
-             cpu_seconds: float = 0.0) -> None:
-        """Write the loop of ``group`` after a level (``first``: the lowest code left), with the
-        wall and CPU seconds of its levels so far (what the run's record adds on a resume)."""
+             cpu_seconds: float = 0.0, judged: int | None = None) -> None:
+        """Write the loop of ``group`` after a level (``first``: the lowest code left), or while
+        its states are judged (``judged``: the parts of its order judged so far, fewer than
+        ``parts``), with the wall and CPU seconds so far (what the run's record adds on a resume)."""
         final = self._dir(group)
         new, old = final.with_suffix(".new"), final.with_suffix(".old")
         try:
@@ -110,7 +112,7 @@ class Checkpoint:
             for name in ARRAYS:
                 np.save(new / f"{name}.npy", arrays[name])
             meta = dict(self._meta(group, states, parts), first=int(first), levels=int(levels), seconds=round(seconds, 3),
-                        cpu_seconds=round(cpu_seconds, 3))
+                        cpu_seconds=round(cpu_seconds, 3), judged=int(parts if judged is None else judged))
             (new / "meta.json").write_text(json.dumps(meta))
             shutil.rmtree(old, ignore_errors=True)
             if final.exists():

@@ -311,9 +311,9 @@ def count_slot(x, y, rows, kids, facts, lists, tmp, own, msyms, info, counts, bf
 
 @nb.njit(cache=True, parallel=True)
 def init_group(parts, spread, info, counts, bfirst, value, count, sinfo, scounts, sbfirst, svalues, lowest, ht, ix, g, err):
-    """Judge every state of the group's parts, taken in the order ``spread`` (``spread_order``);
-    ``lowest[c]``: the lowest code part c schedules."""
-    for r in nb.prange(parts.shape[0]):
+    """Judge every state of the parts ``spread`` lists (``spread_order``, or a run of it: the
+    parts are independent); ``lowest[c]``: the lowest code part c schedules."""
+    for r in nb.prange(spread.shape[0]):
         c = spread[r]
         a, b, lo, hi = parts[c, 0], parts[c, 1], parts[c, 2], parts[c, 3]
         rows, facts, lists, tmp = judge_scratch()

@@ -189,14 +189,17 @@ def solve_history(
                 # CPU seconds where the save kept them: 0 from a save that predates that)
                 earlier = parts[0].timing.get("earlier_s", 0.0)
                 if earlier:
-                    echo(f"{' and '.join(subspace_name(p.a, p.b) for p in parts)}: resumed at level {parts[0].timing['resumed_at_level']} "
-                         f"({earlier:.1f} s of earlier runs)")
+                    judging = parts[0].timing.get("resumed_judging")
+                    where = f"its judging ({judging})" if judging else f"level {parts[0].timing['resumed_at_level']}"
+                    echo(f"{' and '.join(subspace_name(p.a, p.b) for p in parts)}: resumed at {where} ({earlier:.1f} s of earlier runs)")
                     seconds += earlier
                     cpu += parts[0].timing.get("earlier_cpu_s", 0.0)
                 new = []
                 for p in parts:  # one half at a time, a piece of its side table at a time (``write.write_half``)
                     stats, side = write_half(db_path, rules, p, seconds, cpu)
-                    new.append(SolveRow(with_states(stats, side), skipped=False))
+                    # (this run's seconds of each step: numbering, judging, levels; where a group's time goes)
+                    steps = {k: p.timing[k] for k in ("index_s", "init_s", "levels_s", "levels")}
+                    new.append(SolveRow(dict(with_states(stats, side), steps=steps), skipped=False))
                 rows.extend(new)
                 on_group(new)
                 echo(f"{' and '.join(subspace_name(p.a, p.b) for p in parts)}: {sum(r.stats['states'] for r in new):,} states in {seconds:.1f} s")

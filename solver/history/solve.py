@@ -27,6 +27,7 @@ from .states import (
 from .tables import check_supported, history_tables, plain_rules
 
 MEN = 13  # info's dimensions: men 0 ... 12 a side
+JUDGE_PARTS = 4096  # parts judged between two chances to save (about 4 M slots: seconds, at 9 men)
 
 
 class HistorySubspace:
@@ -293,25 +294,32 @@ def solve_group(rules: RuleSet, group: list[tuple[int, int]], src: Store | list[
     if checkpoint:
         checkpoint.begin()
         saved = checkpoint.load(group, states, len(parts), arrays)
-    if saved:
-        first, levels, earlier = saved["first"], saved["levels"], saved["seconds"]
-        earlier_cpu = saved.get("cpu_seconds", 0.0)
-    else:
-        k.init_group(parts, order, *gs.args(), value, count, *src.args(), src.values, lowest, ht, ix, g, err)
-        first, levels, earlier, earlier_cpu = int(lowest.min(initial=k.NONE)), 0, 0.0, 0.0
-    t2 = time.perf_counter()
+    levels, earlier, earlier_cpu = (saved["levels"], saved["seconds"], saved.get("cpu_seconds", 0.0)) if saved else (0, 0.0, 0.0)
+    judged = saved.get("judged", len(parts)) if saved else 0  # (a save before "judged" was made after the judging)
 
-    def save_if_due():  # between levels, where the loop goes on (after the judging: what a rerun need not judge again)
-        if checkpoint and first != k.NONE and not err.any() and checkpoint.due():
+    def save_if_due(first):  # between two runs of judging, or two levels where the loop goes on: what a rerun need not do again
+        if checkpoint and not err.any() and (judged < len(parts) or first != k.NONE) and checkpoint.due():
             checkpoint.save(group, states, len(parts), arrays, first, levels, earlier + time.perf_counter() - t1,
-                            earlier_cpu + time.process_time() - c1)
+                            earlier_cpu + time.process_time() - c1, judged=judged)
 
-    if not saved:
-        save_if_due()
+    # The states judged a run of parts at a time, with a save where one is due: a large group's
+    # judging takes long (8-9 with 9-8 of the standard ban: about 30 minutes before its first
+    # level), and a run cut inside it would otherwise judge the group again from its start.
+    judging = judged < len(parts)
+    while judged < len(parts) and not err.any():
+        upto = min(len(parts), judged + JUDGE_PARTS)
+        k.init_group(parts, order[judged:upto], *gs.args(), value, count, *src.args(), src.values, lowest, ht, ix, g, err)
+        judged = upto
+        if judged < len(parts):
+            save_if_due(k.NONE)
+    first = int(lowest.min(initial=k.NONE)) if judging or not saved else saved["first"]
+    t2 = time.perf_counter()
+    if judging:
+        save_if_due(first)
     while first != k.NONE and not err.any():
         first = int(k.level_step(first - 1, parts, order, part0, *gs.args(), value, count, lowest, touched, ht, ix, g, err))
         levels += 1
-        save_if_due()
+        save_if_due(first)
     t3 = time.perf_counter()
     del count, src  # (the caller's store of inputs goes when it drops its own reference)
     if err.any():
@@ -324,6 +332,8 @@ def solve_group(rules: RuleSet, group: list[tuple[int, int]], src: Store | list[
         h.timing = {"index_s": round(t1 - t0, 3), "init_s": round(t2 - t1, 3), "levels_s": round(t3 - t2, 3), "levels": levels}
         if saved:
             h.timing.update(resumed_at_level=saved["levels"], earlier_s=saved["seconds"], earlier_cpu_s=earlier_cpu)
+            if saved.get("judged", len(parts)) < len(parts):
+                h.timing.update(resumed_judging=f"{saved['judged']:,} of {len(parts):,} parts judged")
     return halves
 
 

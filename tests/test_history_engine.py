@@ -163,6 +163,24 @@ class Cut(Exception):
     """The run killed right after a save."""
 
 
+def cut_at(n: int, folder, rules):
+    """A checkpoint of ``rules`` in ``folder`` saving at every chance, whose n-th save of the
+    group 4-4 kills the run (raises ``Cut``)."""
+    from solver.history.checkpoint import Checkpoint
+
+    class Cutting(Checkpoint):
+        saves = 0
+
+        def save(self, group, *args, **kw):
+            super().save(group, *args, **kw)
+            if group == [(4, 4)]:
+                self.saves += 1
+                if self.saves == n:
+                    raise Cut
+
+    return Cutting(folder, rules.describe(), every=0)
+
+
 def test_a_run_cut_inside_a_group_resumes_from_its_saved_levels(tmp_path):
     """A run killed inside a group (here right after its third save: the judged states and two
     levels) and run again resumes that group from the save, at the level it had reached, and
@@ -174,18 +192,8 @@ def test_a_run_cut_inside_a_group_resumes_from_its_saved_levels(tmp_path):
     whole = solve_moving(rules, [(4, 4)])
     folder = tmp_path / "db.h5.checkpoint"
 
-    class Cutting(Checkpoint):
-        saves = 0
-
-        def save(self, group, *args, **kw):
-            super().save(group, *args, **kw)
-            if group == [(4, 4)]:
-                Cutting.saves += 1
-                if Cutting.saves == 3:
-                    raise Cut
-
     with pytest.raises(Cut):
-        solve_moving(rules, [(4, 4)], checkpoint=Cutting(folder, rules.describe(), every=0))
+        solve_moving(rules, [(4, 4)], checkpoint=cut_at(3, folder, rules))
     assert (folder / "4-4" / "meta.json").exists()
     stale = Checkpoint(folder, make_rules("six", ["reclose=running-mill", "men=4"]).describe(), every=1e9)
     heard = {}
@@ -196,8 +204,7 @@ def test_a_run_cut_inside_a_group_resumes_from_its_saved_levels(tmp_path):
     solve_moving(rules, [(4, 4)], progress, checkpoint=stale)  # another reading's run: starts afresh
     assert heard[4, 4][1].get("resumed_at_level") is None and not folder.exists()
     with pytest.raises(Cut):
-        Cutting.saves = 0
-        solve_moving(rules, [(4, 4)], checkpoint=Cutting(folder, rules.describe(), every=0))
+        solve_moving(rules, [(4, 4)], checkpoint=cut_at(3, folder, rules))
     heard.clear()
     solve_moving(rules, [(4, 4)], progress, checkpoint=Checkpoint(folder, rules.describe(), every=0))
     assert heard[4, 4][1]["resumed_at_level"] == 2 and heard[4, 4][1]["levels"] > 2
@@ -226,18 +233,8 @@ def test_a_run_cut_while_judging_resumes_with_the_next_part(tmp_path, monkeypatc
 
     monkeypatch.setattr(solve.k, "init_group", counting)
 
-    class Cutting(Checkpoint):
-        saves = 0
-
-        def save(self, group, *args, **kw):
-            super().save(group, *args, **kw)
-            if group == [(4, 4)]:
-                Cutting.saves += 1
-                if Cutting.saves == 4:
-                    raise Cut
-
     with pytest.raises(Cut):
-        solve_moving(rules, [(4, 4)], checkpoint=Cutting(folder, rules.describe(), every=0))
+        solve_moving(rules, [(4, 4)], checkpoint=cut_at(4, folder, rules))
     meta = json.loads((folder / "4-4" / "meta.json").read_text())
     assert (meta["judged"], meta["levels"], meta["parts"]) == (20, 0, 68)
     cut_runs = judged_runs[:]

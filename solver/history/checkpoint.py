@@ -73,8 +73,8 @@ class Checkpoint:
     def load(self, group, states: int, parts: int, arrays: dict[str, np.ndarray]) -> dict | None:
         """The saved loop of ``group`` read into ``arrays`` (value, count, lowest, in place): its
         meta (``first``, ``levels``, ``seconds``, and ``cpu_seconds`` and ``judged`` unless the
-        save predates them), or None where there is none that fits (a save of other rules, states or parts,
-        or one whose arrays differ or are cut short, is removed)."""
+        save predates them), or None where there is none that fits (a save of other rules,
+        states or parts, or one whose arrays differ or are cut short, is removed)."""
         want = self._meta(group, states, parts)
         for d in (self._dir(group), self._dir(group).with_suffix(".old")):
             meta_file = d / "meta.json"

@@ -296,6 +296,7 @@ def solve_group(rules: RuleSet, group: list[tuple[int, int]], src: Store | list[
         saved = checkpoint.load(group, states, len(parts), arrays)
     levels, earlier, earlier_cpu = (saved["levels"], saved["seconds"], saved.get("cpu_seconds", 0.0)) if saved else (0, 0.0, 0.0)
     judged = saved.get("judged", len(parts)) if saved else 0  # (a save before "judged" was made after the judging)
+    judged_before = judged
 
     def save_if_due(first):  # between two runs of judging, or two levels where the loop goes on: what a rerun need not do again
         if checkpoint and not err.any() and (judged < len(parts) or first != k.NONE) and checkpoint.due():
@@ -305,13 +306,13 @@ def solve_group(rules: RuleSet, group: list[tuple[int, int]], src: Store | list[
     # The states judged a run of parts at a time, with a save where one is due: a large group's
     # judging takes long (8-9 with 9-8 of the standard ban: about 30 minutes before its first
     # level), and a run cut inside it would otherwise judge the group again from its start.
-    judging = judged < len(parts)
     while judged < len(parts) and not err.any():
         upto = min(len(parts), judged + JUDGE_PARTS)
         k.init_group(parts, order[judged:upto], *gs.args(), value, count, *src.args(), src.values, lowest, ht, ix, g, err)
         judged = upto
         if judged < len(parts):
             save_if_due(k.NONE)
+    judging = judged_before < len(parts)
     first = int(lowest.min(initial=k.NONE)) if judging or not saved else saved["first"]
     t2 = time.perf_counter()
     if judging:
@@ -332,8 +333,8 @@ def solve_group(rules: RuleSet, group: list[tuple[int, int]], src: Store | list[
         h.timing = {"index_s": round(t1 - t0, 3), "init_s": round(t2 - t1, 3), "levels_s": round(t3 - t2, 3), "levels": levels}
         if saved:
             h.timing.update(resumed_at_level=saved["levels"], earlier_s=saved["seconds"], earlier_cpu_s=earlier_cpu)
-            if saved.get("judged", len(parts)) < len(parts):
-                h.timing.update(resumed_judging=f"{saved['judged']:,} of {len(parts):,} parts judged")
+            if judging:
+                h.timing.update(resumed_judging=f"{judged_before:,} of {len(parts):,} parts judged")
     return halves
 
 

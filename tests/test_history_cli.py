@@ -319,6 +319,67 @@ def test_a_solve_killed_inside_a_group_resumes_it(db, tmp_path, monkeypatch):
     assert not Path(str(path) + ".checkpoint").exists()
 
 
+def test_sigusr1_asks_for_a_save_at_the_next_chance_and_a_rerun_goes_on_judging(db, tmp_path, monkeypatch):
+    """``kill -USR1`` on ``morris solve`` (here sent as the group 3-3 starts, its timed save 15
+    minutes away) saves the group at its next chance, after its first run of judging (one part
+    a run here), and the run says so; killed right then, a rerun goes on with the next part,
+    says where it resumed, and writes what an uncut run wrote."""
+    import os
+    import signal
+
+    from solver.history import run as history_run
+    from solver.history import solve as history_solve
+    from solver.history.checkpoint import Checkpoint
+
+    class Killed(Exception):
+        pass
+
+    class Signalled(Checkpoint):
+        def begin(self):
+            super().begin()
+            # the solve set its own handler (the default one would end the test's process)
+            assert signal.getsignal(signal.SIGUSR1) not in (signal.SIG_DFL, signal.SIG_IGN, None)
+            os.kill(os.getpid(), signal.SIGUSR1)
+
+        def save(self, group, *args, **kw):
+            super().save(group, *args, **kw)
+            raise Killed
+
+    monkeypatch.setattr(history_run, "Checkpoint", Signalled)
+    monkeypatch.setattr(history_solve, "JUDGE_PARTS", 1)
+    path = tmp_path / "asked.h5"
+    first = CliRunner().invoke(main, ["solve", *RULES, "--max-men", "3", "--db", str(path)])
+    assert isinstance(first.exception, Killed), first.output
+    assert "group 3-3: saved as asked (level 0, 1 of 12 parts judged)" in first.output, first.output
+    assert json.loads(Path(str(path) + ".checkpoint", "3-3", "meta.json").read_text())["judged"] == 1
+    assert signal.getsignal(signal.SIGUSR1) == signal.SIG_DFL  # the solve's handler went with it
+    monkeypatch.setattr(history_run, "Checkpoint", Checkpoint)
+    again = run("solve", *RULES, "--max-men", "3", "--db", str(path))
+    assert again.exit_code == 0 and "3-3: resumed at its judging (1 of 12 parts judged" in again.output, again.output
+    with h5py.File(path) as f, h5py.File(db) as g:
+        assert np.array_equal(f["history/3-3/values"][...], g["history/3-3/values"][...])
+        assert np.array_equal(f["subspaces/3-3"][...], g["subspaces/3-3"][...])
+    assert not Path(str(path) + ".checkpoint").exists()
+
+
+def test_json_rows_say_where_a_groups_time_went(tmp_path):
+    """A solved group's ``--json`` row carries ``steps``: the seconds of its numbering,
+    judging and levels, and how many levels it took; a group skipped on a rerun has none."""
+    path = tmp_path / "steps.h5"
+    result = run("solve", *RULES, "--max-men", "3", "--db", str(path), "--json")
+    assert result.exit_code == 0, result.output
+    rows = [s for line in result.stdout.splitlines() for s in json.loads(line).get("subspaces", [])]
+    assert [(r["mover"], r["opponent"]) for r in rows] == [(3, 3)]  # (men=3: the one group)
+    for r in rows:
+        steps = r["steps"]
+        assert set(steps) == {"index_s", "init_s", "levels_s", "levels"}
+        assert min(steps["index_s"], steps["init_s"], steps["levels_s"]) >= 0 and steps["levels"] >= 1
+        assert steps["index_s"] + steps["init_s"] + steps["levels_s"] <= r["seconds"] + 0.01
+    again = run("solve", *RULES, "--max-men", "3", "--db", str(path), "--json")
+    skipped = [s for line in again.stdout.splitlines() for s in json.loads(line).get("subspaces", [])]
+    assert len(skipped) == 1 and "steps" not in skipped[0]
+
+
 def test_the_dry_run_states_the_disk_a_save_takes():
     """``--dry-run --json`` under the history rule: the plan's largest group's save (3 bytes a
     state) within the states in all, and the line says what a save takes while it replaces the

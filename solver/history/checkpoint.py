@@ -6,7 +6,8 @@ session once it starts; without this, a killed run solves the group again from i
 ``every`` seconds, between two runs of its judging (``solve.JUDGE_PARTS`` parts) and between two
 levels, the group's working arrays are written beside the database: its values (2 bytes a
 state), counts (1 byte a state) and each part's lowest code, with the parts judged and the level
-reached (``meta.json``, written last); a group done sooner writes nothing. A save goes to a
+reached (``meta.json``, written last); a group done sooner writes nothing. SIGUSR1 asks for a
+save at the next chance instead (``saved_on_signal``: before a machine is stopped). A save goes to a
 folder of its own and replaces the previous one by renames, so a kill during a save leaves the
 previous save whole. A rerun of the same group (same rules, states and parts) reads the arrays
 back and goes on with the next part to judge or the next level; a part's judging writes its own
@@ -19,8 +20,11 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -63,6 +67,7 @@ class Checkpoint:
     def __init__(self, folder: Path, rules_text: str, every: float = 900.0, echo: Callable[[str], None] = print):
         self.folder, self.rules_text, self.every, self.echo = Path(folder), rules_text, every, echo
         self.last = time.perf_counter()
+        self.asked = False  # a save asked for (``ask``): made at the next chance, however soon
 
     def _dir(self, group) -> Path:
         return self.folder / "_".join(f"{a}-{b}" for a, b in group)
@@ -96,8 +101,13 @@ class Checkpoint:
         """A group starts: the next save is ``every`` seconds from now."""
         self.last = time.perf_counter()
 
+    def ask(self) -> None:
+        """Save at the next chance (between two runs of judging or two levels), not ``every``
+        seconds after the last: what ``saved_on_signal`` does on SIGUSR1."""
+        self.asked = True
+
     def due(self) -> bool:
-        return time.perf_counter() - self.last >= self.every
+        return self.asked or time.perf_counter() - self.last >= self.every
 
     def save(self, group, states: int, parts: int, arrays: dict[str, np.ndarray], first: int, levels: int, seconds: float,
              cpu_seconds: float = 0.0, judged: int | None = None) -> None:
@@ -119,10 +129,13 @@ class Checkpoint:
                 final.rename(old)
             new.rename(final)
             shutil.rmtree(old, ignore_errors=True)
+            if self.asked:
+                self.echo(f"group {final.name}: saved as asked (level {levels}, {meta['judged']:,} of {parts:,} parts judged)")
         except OSError as e:
             shutil.rmtree(new, ignore_errors=True)
             self.echo(f"warning: group {final.name}: its levels could not be saved ({e.strerror or e}); the run goes on without")
         self.last = time.perf_counter()
+        self.asked = False
 
     def clear(self, group) -> None:
         """Remove what is saved of ``group`` (and the folder, once empty)."""
@@ -131,3 +144,20 @@ class Checkpoint:
             shutil.rmtree(d, ignore_errors=True)
         if self.folder.exists() and not any(self.folder.iterdir()):
             self.folder.rmdir()
+
+
+@contextmanager
+def saved_on_signal(checkpoint: Checkpoint) -> Iterator[None]:
+    """While inside, SIGUSR1 asks ``checkpoint`` for a save at its next chance (``kill -USR1``
+    the ``morris solve`` process): a machine about to be stopped keeps the group's work up to
+    then, not up to the last timed save, up to ``every`` seconds before. Python runs the handler
+    once the kernel running returns, so the save follows within a level or a run of judging.
+    Outside the main thread (where no handler can be set) and where there is no SIGUSR1, nothing."""
+    if not hasattr(signal, "SIGUSR1") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGUSR1, lambda signum, frame: checkpoint.ask())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGUSR1, previous)

@@ -29,7 +29,7 @@ from ..storage.files import subspace_name
 from ..storage.lock import writer_lock
 from ..storage.write import relink
 from ..tiers import whole_game_tiers
-from .checkpoint import Checkpoint, checkpoint_dir
+from .checkpoint import Checkpoint, checkpoint_dir, saved_on_signal
 from .solve import closure, moving_groups, solve_moving
 from .store import DatabaseInputs
 from .write import write_half
@@ -188,7 +188,7 @@ def solve_history(
                 # a group resumed from its saved levels: the earlier runs' seconds too (their
                 # CPU seconds where the save kept them: 0 from a save that predates that)
                 earlier = parts[0].timing.get("earlier_s", 0.0)
-                if earlier:
+                if "resumed_at_level" in parts[0].timing:  # (said even where the earlier runs took under a millisecond)
                     judging = parts[0].timing.get("resumed_judging")
                     where = f"its judging ({judging})" if judging else f"level {parts[0].timing['resumed_at_level']}"
                     echo(f"{' and '.join(subspace_name(p.a, p.b) for p in parts)}: resumed at {where} ({earlier:.1f} s of earlier runs)")
@@ -210,7 +210,8 @@ def solve_history(
                     rows += _skipped([held[s] for s in g], echo, on_group)
 
             saves = Checkpoint(checkpoint_dir(db_path), rules.describe(), echo=echo)
-            solve_moving(rules, subs, finished, stored=stored, load=DatabaseInputs(db_path, rules), keep=False, check=wide_check, checkpoint=saves)
+            with saved_on_signal(saves):
+                solve_moving(rules, subs, finished, stored=stored, load=DatabaseInputs(db_path, rules), keep=False, check=wide_check, checkpoint=saves)
     if whole_game:
         plain = plain_rules(rules)
         jobs = placing_jobs(plain, placing_groups(plain))

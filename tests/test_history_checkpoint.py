@@ -1,4 +1,4 @@
-"""A history group's saved level loop (``solver.history.checkpoint``) read back: no numba, so
+"""A history group's saved level loop (``solver.history.checkpoint``) read back, and saved when asked: no numba, so
 in the default run; the resume of a real group is tests/test_history_engine.py's (slow)."""
 
 import numpy as np
@@ -33,3 +33,27 @@ def test_a_save_is_read_back_exactly_and_a_damaged_one_is_dropped(tmp_path):
     with open(path, "r+b") as f:
         f.truncate(path.stat().st_size - 1)
     assert ck.load(group, 5000, 7, fresh()) is None and not (tmp_path / "ck").exists()  # cut short
+
+
+def test_sigusr1_asks_for_a_save_at_the_next_chance_while_inside(tmp_path):
+    """Inside ``saved_on_signal``, SIGUSR1 makes a save due at once however far the timed one is
+    (``every``: a day here); the save answers it, so the next one is timed again; outside, the
+    handler that was there before is back."""
+    import os
+    import signal
+
+    from solver.history.checkpoint import saved_on_signal
+
+    ck = Checkpoint(tmp_path / "ck", "rules", every=86_400.0, echo=lambda line: None)
+    before = signal.getsignal(signal.SIGUSR1)
+    arrays = {"value": np.zeros(4, np.uint16), "count": np.zeros(4, np.uint8), "lowest": np.zeros(1, np.uint32)}
+    with saved_on_signal(ck):
+        # (a handler of its own: without one the signal would end the test's process)
+        assert signal.getsignal(signal.SIGUSR1) not in (signal.SIG_DFL, signal.SIG_IGN, None, before)
+        assert not ck.due()
+        os.kill(os.getpid(), signal.SIGUSR1)
+        assert ck.due()
+        ck.save([(3, 3)], 4, 1, arrays, 5, 2, 1.0, judged=1)
+        assert not ck.due()
+    assert signal.getsignal(signal.SIGUSR1) == before
+    assert Checkpoint(tmp_path / "ck", "rules").load([(3, 3)], 4, 1, arrays)["levels"] == 2

@@ -1,5 +1,6 @@
-"""A history group's saved level loop (``solver.history.checkpoint``) read back, and saved when asked: no numba, so
-in the default run; the resume of a real group is tests/test_history_engine.py's (slow)."""
+"""A history group's saved level loop (``solver.history.checkpoint``) read back, and a save
+asked for by SIGUSR1: no numba, so in the default run; the resume of a real group is
+tests/test_history_engine.py's (slow)."""
 
 import numpy as np
 

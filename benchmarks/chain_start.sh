@@ -3,7 +3,8 @@
 # install the project as .ci/run does, say what data/ holds (a new machine's is empty: each game
 # starts its solve again, and its verify takes what the ledgers in benchmarks/verified/ hold),
 # then start benchmarks/oom_guard.sh and benchmarks/whole_games.sh unless they run already.
-# The chain dies with the session; this resumes it.
+# The chain dies with the session; this resumes it. Shortly before a session ends,
+# benchmarks/save_now.sh saves the history group being solved, so that little of it is lost.
 #
 #   benchmarks/chain_start.sh
 set -euo pipefail

@@ -7,8 +7,8 @@ session once it starts; without this, a killed run solves the group again from i
 levels, the group's working arrays are written beside the database: its values (2 bytes a
 state), counts (1 byte a state) and each part's lowest code, with the parts judged and the level
 reached (``meta.json``, written last); a group done sooner writes nothing. SIGUSR1 asks for a
-save at the next chance instead (``saved_on_signal``: before a machine is stopped). A save goes to a
-folder of its own and replaces the previous one by renames, so a kill during a save leaves the
+save at the next chance instead (``saved_on_signal``: before a machine is stopped). A save goes
+to a folder of its own and replaces the previous one by renames, so a kill during a save leaves the
 previous save whole. A rerun of the same group (same rules, states and parts) reads the arrays
 back and goes on with the next part to judge or the next level; a part's judging writes its own
 states alone, and the loop's arrays between two levels are all it depends on, so the values are

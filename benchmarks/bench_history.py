@@ -15,6 +15,12 @@ the plan's (``solver.history.plan``) for the largest group; no forward check, no
 
 With ``--solve-only`` it stops after the solve and prints the SHA-256 of every state's value: run
 in two worktrees, alternating, it compares the engine's speed with the values shown equal.
+
+With ``--judge-parts N`` a group's states are judged N parts a run (``solve.JUDGE_PARTS``, the
+runs between two chances to save): a small N against one run for the whole group (0) bounds what
+the runs cost, many times over, on a small game.
+
+    python benchmarks/bench_history.py --rules standard -o reclose=running-mill --max-men 5 --solve-only --judge-parts 16
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from pathlib import Path
 import click
 
 from solver.engine.run import solve
+from solver.history import solve as history_solve
 from solver.history.solve import solve_moving, verify_moving
 from solver.rules import make_rules
 
@@ -39,8 +46,12 @@ from solver.rules import make_rules
 @click.option("--max-men", default=5)
 @click.option("--db", "db", type=click.Path(dir_okay=False, path_type=Path), default=None, help="solve as morris solve does, into this database")
 @click.option("--solve-only", is_flag=True, help="the solve alone, its values' SHA-256 printed (for A/B runs of two trees)")
-def main(name, options, max_men, db, solve_only):
+@click.option("--judge-parts", type=click.IntRange(min=0), default=None, help="parts judged a run (0: the whole group in one run)")
+def main(name, options, max_men, db, solve_only, judge_parts):
     rules = make_rules(name, list(options))
+    if judge_parts is not None:
+        history_solve.JUDGE_PARTS = judge_parts or 2**62
+        click.echo(f"judging {'the whole group in one run' if not judge_parts else f'{judge_parts:,} parts a run'}")
     if db is not None:
         return as_solve(rules, max_men, db)
     subs = [(max_men, max_men)]

@@ -4,11 +4,18 @@
 # starts its solve again, and its verify takes what the ledgers in benchmarks/verified/ hold),
 # then start benchmarks/oom_guard.sh and benchmarks/whole_games.sh unless they run already.
 # The chain dies with the session; this resumes it. Shortly before a session ends,
-# benchmarks/save_now.sh saves the history group being solved, so that little of it is lost.
+# benchmarks/save_now.sh saves the history group being solved, so that little of it is lost:
+# SAVE_IN asks for it that many minutes from now (e.g. 170 at a session's start, which ends at
+# 180), in case the session is cut off before it is asked by hand; a later call replaces it.
 #
-#   benchmarks/chain_start.sh
+#   benchmarks/chain_start.sh [SAVE_IN]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+save_in=${1:-}
+if [[ -n $save_in && ! $save_in =~ ^[0-9]+$ ]]; then
+    echo "chain_start.sh: SAVE_IN is whole minutes from now, not '$save_in'" >&2
+    exit 2
+fi
 if [[ ! -x .venv/bin/morris ]]; then
     echo "no .venv: installing the project (a new machine)"
     python3 -m venv .venv
@@ -27,6 +34,11 @@ done
 if [[ -e .git/index.lock ]] && ! pgrep -x git > /dev/null; then
     rm -f .git/index.lock
     echo "removed a stale .git/index.lock (a commit cut off with the last session)"
+fi
+if [[ -n $save_in ]]; then
+    pkill -f "^bash -c sleep [0-9]+; exec benchmarks/save_now.sh" || true  # (the one asked before)
+    nohup bash -c "sleep $((save_in * 60)); exec benchmarks/save_now.sh" >> data/save_now.log 2>&1 &
+    echo "a save asked for at $(date -d "+$save_in min" +%H:%M) (benchmarks/save_now.sh; its output in data/save_now.log)"
 fi
 if pgrep -f "benchmarks/whole_games.sh" > /dev/null; then
     echo "the chain is running (data/whole_games.out)"

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from solver.query import describe_game, open_database, start_position
 from solver.storage.files import default_path
+from solver.tiers import group_of
 
 
 def _disk(path: Path) -> int:
@@ -35,16 +36,25 @@ def _disk(path: Path) -> int:
 
 def _log_seconds(log: Path) -> tuple[float, float]:
     """(wall, CPU) seconds of the tiers the JSONL log of ``morris solve --json`` records as solved,
-    each counted once (a tier and its twin, solved together, both record the pair's seconds),
-    over every run of it: a run cut off before its summary line counts too."""
-    pairs: dict[tuple, tuple[float, float]] = {}
+    over every run of it: a run cut off before its summary line counts too. One event is one
+    solve (a moving pair and its twin, or a history group, share its seconds): counted once, and
+    once again where a later run solves the same tiers again (the later one kept). A tier and its
+    twin that are solved apart (``m-o-h-h`` and ``o-m-h-h`` of the placing phase, where one side
+    only places) are each their own event: both count."""
+    solves: dict[tuple, tuple[float, float]] = {}
     for d in _events(log):
-        if d.get("event") in ("tiers", "pair") and not d.get("skipped"):  # "pair": the history rule's moving groups
-            for t in d["subspaces"]:
-                key = (t["mover"], t["opponent"], t.get("mover_hand", 0), t.get("opponent_hand", 0))
-                twin = (key[1], key[0], key[3], key[2])
-                pairs[min(key, twin)] = (float(t["seconds"]), float(t.get("cpu_seconds", 0.0)))
-    return sum(w for w, _ in pairs.values()), sum(c for _, c in pairs.values())
+        if d.get("event") in ("tiers", "pair") and not d.get("skipped") and d["subspaces"]:  # "pair": the history rule's moving groups
+            ts = d["subspaces"]
+            key = tuple(sorted((t["mover"], t["opponent"], t.get("mover_hand", 0), t.get("opponent_hand", 0)) for t in ts))
+            solves[key] = (float(ts[0]["seconds"]), float(ts[0].get("cpu_seconds", 0.0)))
+    return sum(w for w, _ in solves.values()), sum(c for _, c in solves.values())
+
+
+def _tier_seconds(rules, tiers) -> float:
+    """The tiers' own seconds summed where no log is given, each group the engine solves together
+    (``solver.tiers.group_of``: a tier and its twin where both sides may move) counted once, since
+    its tiers all store the group's seconds."""
+    return sum({group_of(rules, t.tier): t.seconds for t in tiers}.values())
 
 
 def _peak(time_log: Path | None, log: Path | None = None) -> str:
@@ -92,9 +102,7 @@ def row(path: Path, log: Path | None, time_log: Path | None) -> tuple[str, dict]
         tiers = [db.info(*t) for t in db.tiers()]
     counts = {v: sum(1 for m in start.moves if m.value == v) for v in ("win", "draw", "loss")}
     longest = max(t.max_plies for t in tiers)
-    # a tier and its twin, solved together, both store the pair's seconds: counted once
-    pairs = {min(t.tier, (t.opponent, t.mover, t.opponent_hand, t.mover_hand)): t.seconds for t in tiers}
-    seconds, cpu = _log_seconds(log) if log else (sum(pairs.values()), float("nan"))
+    seconds, cpu = _log_seconds(log) if log else (_tier_seconds(rules, tiers), float("nan"))
     peak = _peak(time_log, log)
     positions = sum(t.positions for t in tiers)
     text = (

@@ -149,16 +149,21 @@ def _dump_lines(d: dict) -> str:
     return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
+def _paired(paths: list[Path], n: int) -> list[Path | None]:
+    """One log per database, in order: "-" where a database has none (a standard game solved again
+    for a comparison, whose first solve's log is gone), and none for those past the last given."""
+    return [None if str(p) == "-" else p for p in paths] + [None] * (n - len(paths))
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dbs", nargs="+", type=Path)
-    p.add_argument("--log", type=Path, action="append", default=[], help="JSONL of the solve, one per database in order")
-    p.add_argument("--time-log", type=Path, action="append", default=[], help="/usr/bin/time -v output of the solve, one per database in order")
+    p.add_argument("--log", type=Path, action="append", default=[], help="JSONL of the solve, one per database in order (\"-\": none)")
+    p.add_argument("--time-log", type=Path, action="append", default=[], help="/usr/bin/time -v output of the solve, one per database in order (\"-\": none)")
     p.add_argument("--checksums-dir", type=Path)
     p.add_argument("--stats-dir", type=Path, help="where to write <rule set>.json: the start, first placements and tier counts")
     args = p.parse_args()
-    logs = args.log + [None] * (len(args.dbs) - len(args.log))
-    time_logs = args.time_log + [None] * (len(args.dbs) - len(args.time_log))
+    logs, time_logs = _paired(args.log, len(args.dbs)), _paired(args.time_log, len(args.dbs))
     print(
         "| rule set | the start (White moves first) | first placements win / draw / lose | longest game (plies) "
         "| positions | solve (wall / CPU) | peak memory | disk |"

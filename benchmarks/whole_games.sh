@@ -238,33 +238,43 @@ for name in "${names[@]}"; do
         echo moving-verified > "$step"
         bank "$name" "the moving phase solved and verified"
     fi
-    echo "$name: solve ($(date -u +%FT%TZ))"
-    segment=()
-    [[ -z "${SEGMENT[$name]:-}" ]] || segment=(--stop-after "${SEGMENT[$name]}")
-    while :; do
-        echo "=== run $(date -u +%FT%TZ)" >> "data/$name.time.log"
-        # shellcheck disable=SC2086
-        /usr/bin/time -v morris solve --whole-game "$@" ${SOLVE[$name]:-} "${segment[@]}" --db "$db" --json >> "data/$name.jsonl" 2>> "data/$name.time.log"
-        if [[ ${#segment[@]} -eq 0 ]] || ! stopped_early "data/$name.jsonl"; then
-            break
-        fi
-        verify_solved "$name" "$db" "$ledger"
-    done
-    echo solved > "$step"
-    bank "$name" "solved whole"
-    echo "$name: verify ($(date -u +%FT%TZ))"
-    echo "=== verify $(date -u +%FT%TZ)" >> "data/verify-$name.time.log"
-    /usr/bin/time -v python benchmarks/verify_run.py --db "$db" --log "data/verify-$name.jsonl" --ledger "$ledger" --commit-every 600 \
-        2>> "data/verify-$name.time.log"
-    echo verified > "$step"
-    # and it fails where one value is changed (a scratch copy: the database is not written)
-    python benchmarks/tamper_check.py --db "$db" --json "data/$name.tamper.json" > "data/$name.tamper.md" \
-        || echo "$name: a changed value was NOT caught by the verify (data/$name.tamper.md)"
+    # (a game verified already, whose comparison a lost session cut off, goes on from there)
+    if [[ "$(cat "$step" 2>/dev/null)" != verified ]]; then
+        echo "$name: solve ($(date -u +%FT%TZ))"
+        segment=()
+        [[ -z "${SEGMENT[$name]:-}" ]] || segment=(--stop-after "${SEGMENT[$name]}")
+        while :; do
+            echo "=== run $(date -u +%FT%TZ)" >> "data/$name.time.log"
+            # shellcheck disable=SC2086
+            /usr/bin/time -v morris solve --whole-game "$@" ${SOLVE[$name]:-} "${segment[@]}" --db "$db" --json >> "data/$name.jsonl" 2>> "data/$name.time.log"
+            if [[ ${#segment[@]} -eq 0 ]] || ! stopped_early "data/$name.jsonl"; then
+                break
+            fi
+            verify_solved "$name" "$db" "$ledger"
+        done
+        echo solved > "$step"
+        bank "$name" "solved whole"
+        echo "$name: verify ($(date -u +%FT%TZ))"
+        echo "=== verify $(date -u +%FT%TZ)" >> "data/verify-$name.time.log"
+        /usr/bin/time -v python benchmarks/verify_run.py --db "$db" --log "data/verify-$name.jsonl" --ledger "$ledger" --commit-every 600 \
+            2>> "data/verify-$name.time.log"
+        echo verified > "$step"
+        # and it fails where one value is changed (a scratch copy: the database is not written)
+        python benchmarks/tamper_check.py --db "$db" --json "data/$name.tamper.json" > "data/$name.tamper.md" \
+            || echo "$name: a changed value was NOT caught by the verify (data/$name.tamper.md)"
+    fi
     # the reference column: the standard game's database while it is on disk, else its statistics
     reference=data/standard.h5
     [[ -e $reference ]] || reference=benchmarks/rulesets/standard.json
-    python benchmarks/game_table.py "$reference" "$db" --log data/whole.jsonl --log "data/$name.jsonl" \
-        --time-log data/whole.time.log --time-log "data/$name.time.log" --checksums-dir benchmarks/checksums --stats-dir benchmarks/rulesets \
+    # and its solve's logs: its whole solve's, else the one for this game's comparison ("-": none)
+    ref_log=- ref_time_log=-
+    for f in whole "$name.plain"; do
+        if [[ $reference == data/standard.h5 && $ref_log == - && -f data/$f.jsonl ]]; then
+            ref_log=data/$f.jsonl ref_time_log=data/$f.time.log
+        fi
+    done
+    python benchmarks/game_table.py "$reference" "$db" --log "$ref_log" --log "data/$name.jsonl" \
+        --time-log "$ref_time_log" --time-log "data/$name.time.log" --checksums-dir benchmarks/checksums --stats-dir benchmarks/rulesets \
         > "data/$name.table.md"
     [[ -n "${NO_BOOK[$name]:-}" ]] || morris book build --db "$db" --min-hand "${BOOK_HAND[$name]:-12}"
     # banked before the step says done: a run cut off between the two makes them again

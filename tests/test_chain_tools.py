@@ -112,6 +112,11 @@ def test_the_table_without_a_log_counts_the_engine_s_groups_once():
     assert game_table._tier_seconds(rules, tiers) == 10.0 + 2.0 + 5.0 + 1.0
 
 
+def test_the_table_pairs_its_logs_with_the_databases_and_a_dash_is_none():
+    assert game_table._paired([Path("-"), Path("ban.jsonl")], 3) == [None, Path("ban.jsonl"), None]
+    assert game_table._paired([], 2) == [None, None]
+
+
 def test_the_peak_says_when_runs_were_cut_off(tmp_path):
     log = tmp_path / "g.time.log"
     log.write_text("=== run 1\n\tMaximum resident set size (kbytes): 2097152\n=== run 2\n")

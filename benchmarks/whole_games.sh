@@ -275,7 +275,8 @@ for name in "${names[@]}"; do
     done
     python benchmarks/game_table.py "$reference" "$db" --log "$ref_log" --log "data/$name.jsonl" \
         --time-log "$ref_time_log" --time-log "data/$name.time.log" --checksums-dir benchmarks/checksums --stats-dir benchmarks/rulesets \
-        > "data/$name.table.md"
+        > "data/$name.table.md.part"
+    mv "data/$name.table.md.part" "data/$name.table.md"
     [[ -n "${NO_BOOK[$name]:-}" ]] || morris book build --db "$db" --min-hand "${BOOK_HAND[$name]:-12}"
     # banked before the step says done: a run cut off between the two makes them again
     book=()
@@ -289,7 +290,8 @@ for name in "${names[@]}"; do
         echo "$name: compare with $plain_db ($(date -u +%FT%TZ))"
         # shellcheck disable=SC2086  # (the solve resumes where it stopped, or finds every tier there)
         /usr/bin/time -v morris solve --whole-game ${PLAIN[$name]} $MEM --db "$plain_db" --json >> "data/$name.plain.jsonl" 2>> "data/$name.plain.time.log"
-        python benchmarks/compare_values.py "$plain_db" "$db" --json "data/$name.compare.json" > "data/$name.compare.md"
+        python benchmarks/compare_values.py "$plain_db" "$db" --json "data/$name.compare.json" > "data/$name.compare.md.part"
+        mv "data/$name.compare.md.part" "data/$name.compare.md"  # (whole or not at all: a cut-off one was banked empty)
         if [[ $plain_db != data/standard.h5 && -z "${KEEP_DATABASES:-}" ]]; then
             rm -rf "$plain_db" "$plain_db.d" "$plain_db.lock"
         fi

@@ -266,9 +266,13 @@ for name in "${names[@]}"; do
     # the reference column: the standard game's database while it is on disk, else its statistics
     reference=data/standard.h5
     [[ -e $reference ]] || reference=benchmarks/rulesets/standard.json
-    # and its solve's logs: its whole solve's, else the one for this game's comparison ("-": none)
+    # and its solve's logs: its whole solve's, else the one of this game's comparison where that
+    # solved the standard game again ("-": none)
     ref_log=- ref_time_log=-
-    for f in whole "$name.plain"; do
+    logs=(whole)
+    # shellcheck disable=SC2086
+    if [[ -n "${PLAIN[$name]:-}" && "$(default_db ${PLAIN[$name]})" == data/standard.h5 ]]; then logs+=("$name.plain"); fi
+    for f in "${logs[@]}"; do
         if [[ $reference == data/standard.h5 && $ref_log == - && -f data/$f.jsonl ]]; then
             ref_log=data/$f.jsonl ref_time_log=data/$f.time.log
         fi

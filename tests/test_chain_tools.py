@@ -1,7 +1,8 @@
 """The long runs' helpers in benchmarks/: the disk check made before each game
 (``disk_check.py``), the table's reference read from a statistics file (``game_table.py``), and
 the map that names numba's functions for ``perf`` (``perf_numba.py``), in its own process and in
-another, and the progress a run's log tells (``run_progress.py``)."""
+another, the progress a run's log tells (``run_progress.py``), and the chain itself
+(``whole_games.sh``) run over stub commands: what it does again after a restart."""
 
 from __future__ import annotations
 
@@ -225,3 +226,70 @@ def test_the_perf_map_places_the_functions_of_another_running_process(tmp_path):
         proc.kill()
         proc.wait()
         path.unlink(missing_ok=True)
+
+
+def _chain_tree(tmp_path: Path) -> tuple[Path, Path]:
+    """A scratch copy of the chain (``benchmarks/whole_games.sh``) whose commands are stubs that
+    write their arguments to calls.log: ``morris`` and the benchmarks' scripts do nothing else
+    (the comparison writes its JSON), ``python -c`` is the real Python over the real package (the
+    script's rule-set lookups)."""
+    root, stubs = tmp_path / "tree", tmp_path / "stubs"
+    (root / "benchmarks").mkdir(parents=True)
+    (root / "data").mkdir()
+    stubs.mkdir()
+    log = tmp_path / "calls.log"
+    (root / "benchmarks" / "whole_games.sh").write_text((ROOT / "benchmarks" / "whole_games.sh").read_text())
+    (root / ".venv" / "bin").mkdir(parents=True)
+    (root / ".venv" / "bin" / "activate").write_text(f'PATH="{stubs}:$PATH"; export PYTHONPATH="{ROOT}"\n')
+    (stubs / "morris").write_text(f'#!/bin/sh\necho "morris $*" >> "{log}"\necho "{{}}"\n')
+    (stubs / "python").write_text(
+        f'#!/bin/bash\nif [[ $1 == -c ]]; then exec "{sys.executable}" "$@"; fi\necho "python $*" >> "{log}"\n'
+        'if [[ $1 == benchmarks/compare_values.py ]]; then echo "{}" > "$5"; fi\n'
+    )
+    for f in stubs.iterdir():
+        f.chmod(0o755)
+    # what drop-standard wants in the repository before it removes data/standard.h5
+    for f in ("benchmarks/checksums/standard-whole.json", "benchmarks/rulesets/standard.json", "solver/books/standard.h5"):
+        (root / f).parent.mkdir(parents=True, exist_ok=True)
+        (root / f).write_text("")
+    return root, log
+
+
+def test_the_chain_resumes_a_verified_ban_game_at_its_comparison_and_keeps_the_standard_game_for_it(tmp_path):
+    """The restart of 2026-12-05: the standard ban solved, verified and committed, the plain
+    standard game solved again beside it for the comparison, the comparison cut off. The chain
+    must neither rank data/standard.h5 (its ranks were made in 2026-11) nor remove it before the
+    comparison, nor solve, verify and tamper with the ban game again; the table takes the plain
+    re-solve's log for the reference where the first solve's (data/whole.jsonl) is gone."""
+    root, log = _chain_tree(tmp_path)
+    data = root / "data"
+    for g in ("no-flying", "viking", "per-mill", "optional", "passes", "diagonal", "morabaraba", "viking-ban", "lasker"):
+        (data / f"{g}.step").write_text("done\n")
+    (data / "standard-ban.step").write_text("verified\n")
+    (data / "standard.h5").write_text("")
+    (data / "standard_reclose-running-mill.h5").write_text("")
+    (data / "standard-ban.plain.jsonl").write_text("")
+    out = subprocess.run(["bash", str(root / "benchmarks" / "whole_games.sh")], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    calls = log.read_text().splitlines()
+    assert not any(c.startswith("morris rank") for c in calls)
+    assert "drop-standard: data/standard.h5 kept for standard-ban's comparison with it" in out.stdout
+    assert not any("running-mill" in c and c.startswith("morris solve") for c in calls)  # solved and verified already
+    assert not any("verify_run.py" in c or "tamper_check.py" in c for c in calls)
+    table = next(c for c in calls if "game_table.py" in c)
+    assert "data/standard.h5 data/standard_reclose-running-mill.h5 --log data/standard-ban.plain.jsonl" in table
+    assert any(c.startswith("morris solve --whole-game --rules standard --max-memory") for c in calls)  # finds its tiers there
+    assert any(c.startswith("python benchmarks/compare_values.py data/standard.h5") for c in calls)
+    assert (data / "standard-ban.step").read_text() == "done\n"
+    assert (data / "standard.h5").exists()  # the kept reference
+    assert not (data / "standard_reclose-running-mill.h5").exists()
+
+
+def test_the_chain_drops_the_standard_game_when_no_comparison_needs_it(tmp_path):
+    root, log = _chain_tree(tmp_path)
+    data = root / "data"
+    (data / "standard.h5").write_text("")
+    out = subprocess.run(["bash", str(root / "benchmarks" / "whole_games.sh"), "drop-standard"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "drop-standard: removed data/standard.h5" in out.stdout
+    assert not (data / "standard.h5").exists()

@@ -1,7 +1,7 @@
 """The long runs' helpers in benchmarks/: the disk check made before each game
 (``disk_check.py``), the table's reference read from a statistics file (``game_table.py``), and
 the map that names numba's functions for ``perf`` (``perf_numba.py``), in its own process and in
-another, the progress a run's log tells (``run_progress.py``), and the chain itself
+another, the progress a run's log tells (``run_progress.py``), alone and against an earlier run,, and the chain itself
 (``whole_games.sh``) run over stub commands: what it does again after a restart."""
 
 from __future__ import annotations
@@ -63,6 +63,33 @@ def test_the_progress_counts_each_solved_subspace_once(tmp_path):
     empty.write_text(pair([(3, 3, 10**8, 15 * 10**7)], 1.0, 0, skipped=True) + "\n")
     run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run_progress.py"), str(empty)], capture_output=True, text=True)
     assert run.returncode == 1 and run.stderr.strip() == f"{empty}: no finished pair or group yet"
+
+
+def test_the_progress_against_an_earlier_log_scales_what_is_left(tmp_path):
+    def group(subs, seconds, event="pair"):
+        return json.dumps({"event": event, "skipped": False, "peak_rss_bytes": 0, "subspaces": [
+            {"mover": a, "opponent": b, "mover_hand": ha, "opponent_hand": hb, "positions": 10, "seconds": seconds}
+            for a, b, ha, hb in subs]})
+
+    pair34 = [(3, 4, 0, 0), (4, 3, 0, 0)]
+    ref = tmp_path / "first.jsonl"
+    ref.write_text("\n".join([
+        group([(3, 3, 0, 0)], 10.0), group(pair34, 30.0), group([(4, 4, 0, 0)], 3600.0),
+        group([(2, 3, 1, 0)], 1800.0, event="tiers"),  # a placing group: left too
+    ]) + "\n")
+    run = tmp_path / "again.jsonl"
+    # the twins in the other order are the same group; 3-3 solved twice: its last time counts
+    run.write_text("\n".join([group([(3, 3, 0, 0)], 99.0), group([(4, 3, 0, 0), (3, 4, 0, 0)], 15.0),
+                              group([(3, 3, 0, 0)], 5.0)]) + "\n")
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run_progress.py"), str(run), "--against", str(ref)],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    # done: 5 + 15 s here for 10 + 30 there (x 0.50); left 3600 + 1800 s there = 1.50 h, 0.75 h here
+    assert out.stdout.splitlines()[1] == ("against the reference: 2 of its 4 groups done, 20 s here for its 40 s (x 0.50); "
+                                          "2 left, 1.50 h there, about 0.75 h here at that ratio")
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run_progress.py"), str(run), "--against", str(tmp_path / "no.jsonl")],
+                         capture_output=True, text=True)
+    assert out.returncode == 1 and out.stderr.strip() == f"{tmp_path / 'no.jsonl'}: no such log"
 
 
 def test_the_table_reads_its_reference_from_the_statistics_file():

@@ -64,6 +64,8 @@ def main() -> None:
     p.add_argument("log", type=Path)
     p.add_argument("--against", type=Path, metavar="REF_LOG", help="an earlier log of the same game: the time left at this run's pace")
     args = p.parse_args()
+    if args.against is not None and not args.against.is_file():
+        raise SystemExit(f"{args.against}: no such log")  # before any line, not after the first
     seen, states, positions, seconds, last = set(), 0, 0, 0.0, None
     for e in finished_groups(args.log):
         for s in e["subspaces"]:
@@ -80,8 +82,6 @@ def main() -> None:
     print(f"subspaces {len(seen)}, states {states / 1e9:.2f} G, positions {positions / 1e9:.2f} G, "
           f"group seconds {seconds:,.0f}; last group {group}, peak RSS {last.get('peak_rss_bytes', 0) / 2**30:.1f} GiB")
     if args.against is not None:
-        if not args.against.is_file():
-            raise SystemExit(f"{args.against}: no such log")
         print(against(group_seconds(args.log), group_seconds(args.against)))
 
 

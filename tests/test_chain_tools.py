@@ -1,8 +1,9 @@
 """The long runs' helpers in benchmarks/: the disk check made before each game
 (``disk_check.py``), the table's reference read from a statistics file (``game_table.py``), and
 the map that names numba's functions for ``perf`` (``perf_numba.py``), in its own process and in
-another, the progress a run's log tells (``run_progress.py``), alone and against an earlier run,, and the chain itself
-(``whole_games.sh``) run over stub commands: what it does again after a restart."""
+another, the progress a run's log tells (``run_progress.py``), alone and against an earlier run,
+and the chain itself (``whole_games.sh``) run over stub commands: what it does again after a
+restart."""
 
 from __future__ import annotations
 

@@ -9,7 +9,10 @@ subspace counted once (a twin solved again in a later run is not counted twice);
 group and its peak RSS. With ``--against`` an earlier log of the same game (a first solve): the
 groups both have finished, their seconds here over theirs there (summed, so the large groups
 weigh most), and the groups still to solve with what they took there, scaled by that ratio: a
-run's time left, where the two runs share their grouping. Not a test.
+run's time left, where the two runs share their grouping. Then the same for each phase at its own
+ratio (a group with men in hand is the placing phase's), and their sum: a whole game's moving
+phase may run at another pace than its placing phase, and the overall ratio then misleads. Not a
+test.
 """
 
 from __future__ import annotations
@@ -40,23 +43,50 @@ def group_seconds(log: Path) -> dict[frozenset, float]:
     return out
 
 
-def against(run: dict[frozenset, float], ref: dict[frozenset, float]) -> str:
-    """The comparison line of ``--against``: the run's time left at the ratio of the groups done."""
+def compare(run: dict[frozenset, float], ref: dict[frozenset, float], label: str) -> tuple[str, float | None]:
+    """One comparison line (the run's time left at the ratio of the groups done) and that time in
+    hours (None where no group is done here to give a ratio)."""
     both = [k for k in run if k in ref]
     left = [k for k in ref if k not in run]
     here, there = sum(run[k] for k in both), sum(ref[k] for k in both)
     ref_left = sum(ref[k] for k in left)
-    line = f"against the reference: {len(both)} of its {len(ref)} groups done, {here:,.0f} s here for its {there:,.0f} s"
+    line = f"{label}: {len(both)} of its {len(ref)} groups done, {here:,.0f} s here for its {there:,.0f} s"
+    hours = None
     if there > 0:
         ratio = here / there
+        hours = ratio * ref_left / 3600
         line += (f" (x {ratio:.2f}); {len(left)} left, {ref_left / 3600:.2f} h there, "
-                 f"about {ratio * ref_left / 3600:.2f} h here at that ratio")
+                 f"about {hours:.2f} h here at that ratio")
     else:
         line += f"; {len(left)} left, {ref_left / 3600:.2f} h there"
+        hours = 0.0 if not left else None
     alone = len(run) - len(both)
     if alone:
         line += f"; {alone} groups here are not the reference's (another grouping: not counted)"
-    return line
+    return line, hours
+
+
+def in_hand(group: frozenset) -> bool:
+    """A placing-phase group: one of its subspaces has men in hand."""
+    return any(mover_hand or opp_hand for _, _, mover_hand, opp_hand in group)
+
+
+def against(run: dict[frozenset, float], ref: dict[frozenset, float]) -> list[str]:
+    """The lines of ``--against``: every group together, then each phase at its own ratio where the
+    reference has both (the moving phase's pace says little of the placing phase's), and their sum."""
+    lines = [compare(run, ref, "against the reference")[0]]
+    phases = [(name, {k: v for k, v in run.items() if in_hand(k) == placing},
+               {k: v for k, v in ref.items() if in_hand(k) == placing})
+              for name, placing in (("the moving phase", False), ("the placing phase", True))]
+    if all(ref_phase for _, _, ref_phase in phases):
+        hours = []
+        for name, run_phase, ref_phase in phases:
+            line, h = compare(run_phase, ref_phase, name)
+            lines.append("  " + line)
+            hours.append(h)
+        if None not in hours:
+            lines.append(f"  by phase: about {sum(hours):.2f} h left here")
+    return lines
 
 
 def main() -> None:
@@ -82,7 +112,7 @@ def main() -> None:
     print(f"subspaces {len(seen)}, states {states / 1e9:.2f} G, positions {positions / 1e9:.2f} G, "
           f"group seconds {seconds:,.0f}; last group {group}, peak RSS {last.get('peak_rss_bytes', 0) / 2**30:.1f} GiB")
     if args.against is not None:
-        print(against(group_seconds(args.log), group_seconds(args.against)))
+        print("\n".join(against(group_seconds(args.log), group_seconds(args.against))))
 
 
 if __name__ == "__main__":

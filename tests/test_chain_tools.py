@@ -88,6 +88,19 @@ def test_the_progress_against_an_earlier_log_scales_what_is_left(tmp_path):
     # done: 5 + 15 s here for 10 + 30 there (x 0.50); left 3600 + 1800 s there = 1.50 h, 0.75 h here
     assert out.stdout.splitlines()[1] == ("against the reference: 2 of its 4 groups done, 20 s here for its 40 s (x 0.50); "
                                           "2 left, 1.50 h there, about 0.75 h here at that ratio")
+    # each phase at its own ratio; no placing group done here gives no ratio, so no sum by phase
+    assert out.stdout.splitlines()[2:] == [
+        "  the moving phase: 2 of its 3 groups done, 20 s here for its 40 s (x 0.50); 1 left, 1.00 h there, about 0.50 h here at that ratio",
+        "  the placing phase: 0 of its 1 groups done, 0 s here for its 0 s; 1 left, 0.50 h there"]
+    # with the placing group done at x 0.25 and 4-4 left: 0.50 h by the moving phase's ratio, 0 by the placing's
+    run.write_text(run.read_text() + group([(2, 3, 1, 0)], 450.0, event="tiers") + "\n")
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run_progress.py"), str(run), "--against", str(ref)],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[1].startswith("against the reference: 3 of its 4 groups done, 470 s here for its 1,840 s (x 0.26)")
+    assert lines[3] == "  the placing phase: 1 of its 1 groups done, 450 s here for its 1,800 s (x 0.25); 0 left, 0.00 h there, about 0.00 h here at that ratio"
+    assert lines[4:] == ["  by phase: about 0.50 h left here"]
     out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run_progress.py"), str(run), "--against", str(tmp_path / "no.jsonl")],
                          capture_output=True, text=True)
     assert out.returncode == 1 and out.stderr.strip() == f"{tmp_path / 'no.jsonl'}: no such log"

@@ -51,7 +51,6 @@ def compare(run: dict[frozenset, float], ref: dict[frozenset, float], label: str
     here, there = sum(run[k] for k in both), sum(ref[k] for k in both)
     ref_left = sum(ref[k] for k in left)
     line = f"{label}: {len(both)} of its {len(ref)} groups done, {here:,.0f} s here for its {there:,.0f} s"
-    hours = None
     if there > 0:
         ratio = here / there
         hours = ratio * ref_left / 3600

@@ -23,6 +23,12 @@ import game_table  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def run_progress(*args) -> subprocess.CompletedProcess:
+    """``benchmarks/run_progress.py`` in its own process, as a user runs it."""
+    return subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run_progress.py"), *map(str, args)],
+                          capture_output=True, text=True)
+
+
 def test_the_disk_check_counts_what_is_left_to_solve(tmp_path):
     db = tmp_path / "g.h5"
     plain = [{"event": "plan", "positions_to_solve": 10**9}, {"event": "placing plan", "positions_to_solve": 2 * 10**9},
@@ -56,13 +62,13 @@ def test_the_progress_counts_each_solved_subspace_once(tmp_path):
         pair([(4, 3, 2 * 10**8, 3 * 10**8), (3, 4, 2 * 10**8, 3 * 10**8)], 4.0, 5 * 2**30),  # the twins solved again: their seconds, not their states
         '{"event": "pair", "skipp',  # a line a kill cut off
     ]) + "\n")
-    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run_progress.py"), str(log)], capture_output=True, text=True)
+    run = run_progress(log)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == ("subspaces 3, states 0.75 G, positions 0.50 G, group seconds 11; "
                                   "last group 4-3, 3-4, peak RSS 5.0 GiB")
     empty = tmp_path / "empty.jsonl"
     empty.write_text(pair([(3, 3, 10**8, 15 * 10**7)], 1.0, 0, skipped=True) + "\n")
-    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run_progress.py"), str(empty)], capture_output=True, text=True)
+    run = run_progress(empty)
     assert run.returncode == 1 and run.stderr.strip() == f"{empty}: no finished pair or group yet"
 
 
@@ -82,8 +88,7 @@ def test_the_progress_against_an_earlier_log_scales_what_is_left(tmp_path):
     # the twins in the other order are the same group; 3-3 solved twice: its last time counts
     run.write_text("\n".join([group([(3, 3, 0, 0)], 99.0), group([(4, 3, 0, 0), (3, 4, 0, 0)], 15.0),
                               group([(3, 3, 0, 0)], 5.0)]) + "\n")
-    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run_progress.py"), str(run), "--against", str(ref)],
-                         capture_output=True, text=True)
+    out = run_progress(run, "--against", ref)
     assert out.returncode == 0, out.stderr
     # done: 5 + 15 s here for 10 + 30 there (x 0.50); left 3600 + 1800 s there = 1.50 h, 0.75 h here
     assert out.stdout.splitlines()[1] == ("against the reference: 2 of its 4 groups done, 20 s here for its 40 s (x 0.50); "
@@ -94,15 +99,13 @@ def test_the_progress_against_an_earlier_log_scales_what_is_left(tmp_path):
         "  the placing phase: 0 of its 1 groups done, 0 s here for its 0 s; 1 left, 0.50 h there"]
     # with the placing group done at x 0.25 and 4-4 left: 0.50 h by the moving phase's ratio, 0 by the placing's
     run.write_text(run.read_text() + group([(2, 3, 1, 0)], 450.0, event="tiers") + "\n")
-    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run_progress.py"), str(run), "--against", str(ref)],
-                         capture_output=True, text=True)
+    out = run_progress(run, "--against", ref)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[1].startswith("against the reference: 3 of its 4 groups done, 470 s here for its 1,840 s (x 0.26)")
     assert lines[3] == "  the placing phase: 1 of its 1 groups done, 450 s here for its 1,800 s (x 0.25); 0 left, 0.00 h there, about 0.00 h here at that ratio"
     assert lines[4:] == ["  by phase: about 0.50 h left here"]
-    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run_progress.py"), str(run), "--against", str(tmp_path / "no.jsonl")],
-                         capture_output=True, text=True)
+    out = run_progress(run, "--against", tmp_path / "no.jsonl")
     assert out.returncode == 1 and out.stderr.strip() == f"{tmp_path / 'no.jsonl'}: no such log"
 
 

@@ -11,8 +11,12 @@ groups both have finished, their seconds here over theirs there (summed, so the 
 weigh most), and the groups still to solve with what they took there, scaled by that ratio: a
 run's time left, where the two runs share their grouping. Then the same for each phase at its own
 ratio (a group with men in hand is the placing phase's), and their sum: a whole game's moving
-phase may run at another pace than its placing phase, and the overall ratio then misleads. Not a
-test.
+phase may run at another pace than its placing phase, and the overall ratio then misleads. Last,
+the same sum by CPU seconds: a reference that shared its cores with another run is slow by the
+clock and not by the CPU, and a ratio of wall seconds then holds only for the groups that shared
+them (Lasker's first solve used 0.13 to 0.76 of its 2 cores on some large groups and 1.8 on the
+rest); by CPU the time left is the CPU seconds left there, scaled by the ratio of CPU seconds so
+far, over the cores busy here. Not a test.
 """
 
 from __future__ import annotations
@@ -33,14 +37,32 @@ def finished_groups(log: Path):
             yield e
 
 
-def group_seconds(log: Path) -> dict[frozenset, float]:
-    """Each finished group's seconds, by its subspaces (mover, opponent and their men in hand):
-    the last time it was solved, where a log holds it twice."""
+def group_times(log: Path) -> dict[frozenset, tuple[float, float | None]]:
+    """Each finished group's seconds and CPU seconds (None where the log has none), by its subspaces
+    (mover, opponent and their men in hand): the last time it was solved, where a log holds it twice."""
     out = {}
     for e in finished_groups(log):
         key = frozenset((s["mover"], s["opponent"], s["mover_hand"], s["opponent_hand"]) for s in e["subspaces"])
-        out[key] = e["subspaces"][0].get("seconds", 0.0)
+        first = e["subspaces"][0]  # a group's tiers share its times
+        out[key] = (first.get("seconds", 0.0), first.get("cpu_seconds"))
     return out
+
+
+def cpu_hours_left(run: dict[frozenset, tuple[float, float | None]], ref: dict[frozenset, tuple[float, float | None]]) -> float | None:
+    """The hours left by CPU seconds: the reference's CPU seconds for the groups left, times the
+    ratio of CPU seconds on the groups both have done, over the cores busy here on them. None
+    where that cannot be said (no group done here, or a log without CPU seconds)."""
+    both = [k for k in run if k in ref]
+    left = [k for k in ref if k not in run]
+    if not left:
+        return 0.0
+    if any(run[k][1] is None or ref[k][1] is None for k in both) or any(ref[k][1] is None for k in left):
+        return None
+    cpu_here, cpu_there = sum(run[k][1] for k in both), sum(ref[k][1] for k in both)
+    wall_here = sum(run[k][0] for k in both)
+    if min(cpu_here, cpu_there, wall_here) <= 0:
+        return None
+    return cpu_here / cpu_there * sum(ref[k][1] for k in left) / (cpu_here / wall_here) / 3600
 
 
 def compare(run: dict[frozenset, float], ref: dict[frozenset, float], label: str) -> tuple[str, float | None]:
@@ -70,21 +92,28 @@ def in_hand(group: frozenset) -> bool:
     return any(mover_hand or opp_hand for _, _, mover_hand, opp_hand in group)
 
 
-def against(run: dict[frozenset, float], ref: dict[frozenset, float]) -> list[str]:
+def against(run: dict[frozenset, tuple[float, float | None]], ref: dict[frozenset, tuple[float, float | None]]) -> list[str]:
     """The lines of ``--against``: every group together, then each phase at its own ratio where the
-    reference has both (the moving phase's pace says little of the placing phase's), and their sum."""
-    lines = [compare(run, ref, "against the reference")[0]]
+    reference has both (the moving phase's pace says little of the placing phase's), and their sum,
+    by wall seconds and then by CPU seconds."""
+    def wall(times):
+        return {k: w for k, (w, _) in times.items()}
+
+    lines = [compare(wall(run), wall(ref), "against the reference")[0]]
     phases = [(name, {k: v for k, v in run.items() if in_hand(k) == placing},
                {k: v for k, v in ref.items() if in_hand(k) == placing})
               for name, placing in (("the moving phase", False), ("the placing phase", True))]
     if all(ref_phase for _, _, ref_phase in phases):
-        hours = []
+        hours, cpu_hours = [], []
         for name, run_phase, ref_phase in phases:
-            line, h = compare(run_phase, ref_phase, name)
+            line, h = compare(wall(run_phase), wall(ref_phase), name)
             lines.append("  " + line)
             hours.append(h)
+            cpu_hours.append(cpu_hours_left(run_phase, ref_phase))
         if None not in hours:
             lines.append(f"  by phase: about {sum(hours):.2f} h left here")
+        if None not in cpu_hours:
+            lines.append(f"  by phase and CPU seconds: about {sum(cpu_hours):.2f} h left here")
     return lines
 
 
@@ -111,7 +140,7 @@ def main() -> None:
     print(f"subspaces {len(seen)}, states {states / 1e9:.2f} G, positions {positions / 1e9:.2f} G, "
           f"group seconds {seconds:,.0f}; last group {group}, peak RSS {last.get('peak_rss_bytes', 0) / 2**30:.1f} GiB")
     if args.against is not None:
-        print("\n".join(against(group_seconds(args.log), group_seconds(args.against))))
+        print("\n".join(against(group_times(args.log), group_times(args.against))))
 
 
 if __name__ == "__main__":

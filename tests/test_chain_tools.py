@@ -104,9 +104,30 @@ def test_the_progress_against_an_earlier_log_scales_what_is_left(tmp_path):
     lines = out.stdout.splitlines()
     assert lines[1].startswith("against the reference: 3 of its 4 groups done, 470 s here for its 1,840 s (x 0.26)")
     assert lines[3] == "  the placing phase: 1 of its 1 groups done, 450 s here for its 1,800 s (x 0.25); 0 left, 0.00 h there, about 0.00 h here at that ratio"
-    assert lines[4:] == ["  by phase: about 0.50 h left here"]
+    assert lines[4:] == ["  by phase: about 0.50 h left here"]  # no CPU seconds in these logs: no line by them
     out = run_progress(run, "--against", tmp_path / "no.jsonl")
     assert out.returncode == 1 and out.stderr.strip() == f"{tmp_path / 'no.jsonl'}: no such log"
+
+
+def test_the_progress_by_cpu_seconds_sees_through_a_reference_that_shared_its_cores(tmp_path):
+    """A reference group that had half a core of its two (wall 1800 s, CPU 900 s) makes the wall
+    ratio 0.25 here, where the CPU seconds were the same: a group left that had its cores there
+    takes its CPU seconds over the cores busy here, not a quarter of its wall seconds."""
+    def group(sub, seconds, cpu):
+        return json.dumps({"event": "tiers", "skipped": False, "peak_rss_bytes": 0, "subspaces": [
+            {"mover": sub[0], "opponent": sub[1], "mover_hand": sub[2], "opponent_hand": sub[3], "positions": 10,
+             "seconds": seconds, "cpu_seconds": cpu}]})
+
+    ref = tmp_path / "first.jsonl"
+    ref.write_text("\n".join([group((3, 3, 0, 0), 10.0, 20.0), group((2, 3, 1, 0), 1800.0, 900.0),
+                              group((2, 3, 0, 1), 1000.0, 2000.0)]) + "\n")
+    run = tmp_path / "again.jsonl"
+    run.write_text("\n".join([group((3, 3, 0, 0), 5.0, 10.0), group((2, 3, 1, 0), 450.0, 900.0)]) + "\n")
+    out = run_progress(run, "--against", ref)
+    assert out.returncode == 0, out.stderr
+    # by wall: 1000 s x 0.25 = 250 s; by CPU: 2000 CPU-s x 1.00 over 2 cores busy here = 1000 s
+    assert out.stdout.splitlines()[-2:] == ["  by phase: about 0.07 h left here",
+                                            "  by phase and CPU seconds: about 0.28 h left here"]
 
 
 def test_the_table_reads_its_reference_from_the_statistics_file():

@@ -12,6 +12,7 @@ the default) is solved again over the explicit graph from the same stored tiers,
 from __future__ import annotations
 
 import json
+import weakref
 
 import numba
 import numpy as np
@@ -210,3 +211,24 @@ def test_a_zero_budget_gives_the_same_database(tmp_path):
     with Database(tmp_path / "a.h5", rules) as a, Database(tmp_path / "b.h5", rules) as b:
         tiers = a.tiers()
         assert len(tiers) > 10 and [t.checksum for t in tiers] == [b.info(*t.tier).checksum for t in tiers]
+
+
+def test_a_solved_group_is_not_kept_past_what_held_keeps(tmp_path, monkeypatch):
+    """While a job is solved, the values of the jobs before it are alive only where the held
+    tiers keep them: the plan counts those and nothing else. (The loop once kept the last job's
+    values in a name of its own through the next job, up to 2 GiB past the plan at Lasker's
+    7-8 groups.)"""
+    from solver.engine import run
+
+    solve_job, before, stray = run.solve_job, [], []
+
+    def watched(rules, index, job, solved, progress=False):
+        held = {id(v) for v in solved.held.values()}
+        stray.extend(name for name, ref in before if ref() is not None and id(ref()) not in held)
+        out = solve_job(rules, index, job, solved, progress)
+        before.extend((job.name, weakref.ref(v)) for v, _ in out)
+        return out
+
+    monkeypatch.setattr(run, "solve_job", watched)
+    solve_whole(make_rules("three", ["lasker=on"]), tmp_path / "a.h5", hold_bytes=0, **quiet)
+    assert len(before) > 10 and stray == []

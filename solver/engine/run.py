@@ -148,7 +148,7 @@ def run_stages(rules, db_path, stages, threads, progress, echo, on_job, solve_ru
                                  "the same command goes on from here")
                             break
                         else:
-                            stats = _solve_and_write(solve_rules or rules, index, db_path, rules, job, stage.jobs[i:], held,
+                            stats = _solve_and_write(solve_rules or rules, index, db_path, rules, stage.jobs[i:], held,
                                                      progress and bar is None)
                             done = [SolveRow(st, skipped=False) for st in stats]
                             solved += len(stats)
@@ -168,14 +168,14 @@ def run_stages(rules, db_path, stages, threads, progress, echo, on_job, solve_ru
     return rows
 
 
-def _solve_and_write(solve_rules, index, db_path, rules, job, jobs, held, progress) -> list[dict]:
-    """Solve ``job`` (the first of ``jobs``, those left), write its tiers and offer them to
-    ``held`` for the jobs after it; their statistics. The values live on only where ``held`` keeps
-    them: a name for them in the caller's loop kept a whole group's values through the next
-    group's solve, which the plan does not count (in /proc/PID/smaps during Lasker's 6-7-3-2
-    group, the group before it's two tiers, 1.0 GiB; 7-8-3-1 peaked at 17.6 GiB of 16 GiB)."""
+def _solve_and_write(solve_rules, index, db_path, rules, jobs, held, progress) -> list[dict]:
+    """Solve the first of ``jobs`` (those left), write its tiers and offer them to ``held`` for
+    the jobs after it; their statistics. The values live on only where ``held`` keeps them: a
+    name for them in the caller's loop kept a whole group's values through the next group's
+    solve, which the plan does not count (in /proc/PID/smaps during Lasker's 6-7-3-2 group, the
+    two tiers of the group before it, 1.0 GiB; 7-8-3-1 peaked at 17.6 GiB of 16 GiB)."""
     held.keep_for(jobs)
-    written = solve_job(solve_rules, index, job, held, progress)
+    written = solve_job(solve_rules, index, jobs[0], held, progress)
     add_subspaces(db_path, rules, written)
     held.keep_for(jobs[1:], [(stats_tier(st), v) for v, st in written])
     held.db.close()

@@ -193,3 +193,17 @@ def test_the_shipped_book_answers_morabaraba_as_gevay_and_danner_found(tmp_path)
         assert len(an.moves) == 24
         wins = [m.plies for m in an.moves if m.value == "win"]
         assert wins and min(wins) == 49
+
+
+def test_the_shipped_book_answers_lasker_morris_as_gevay_and_danner_found(tmp_path):
+    """Malom's Readme_lask.txt: "The game-theoretic value of standard Lasker is draw". The book's
+    answer, with no database, must agree; no first placement may win (the start's value is the
+    best of them) and at least one must draw."""
+    rules = make_rules("lasker")
+    with open_database(tmp_path / "none.h5", rules) as db:
+        assert db.path == books.find_book(rules)
+        an = db.analyse(start_position(rules))
+        assert (an.probe.value, an.probe.plies) == ("draw", None)
+        assert len(an.moves) == 24  # an empty board: placements only, Lasker's moves need a man
+        values = {m.value for m in an.moves}
+        assert "win" not in values and "draw" in values

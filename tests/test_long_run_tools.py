@@ -1,9 +1,9 @@
-"""The long runs' helpers in benchmarks/: the disk check made before each game
-(``disk_check.py``), the table's reference read from a statistics file (``game_table.py``), and
-the map that names numba's functions for ``perf`` (``perf_numba.py``), in its own process and in
-another, the progress a run's log tells (``run_progress.py``), alone and against an earlier run,
-and the chain itself (``whole_games.sh``) run over stub commands: what it does again after a
-restart."""
+"""The long runs' tools in tools/: the disk estimate made before each game
+(``solver.engine.costs.disk``), the table's reference read from a statistics file
+(``game_table.py``), the map that names numba's functions for ``perf`` (``perf_numba.py``), in its
+own process and in another, the progress a run's log tells (``run_progress.py``), alone and
+against an earlier run, and ``whole_games.sh`` run over stub commands: the steps of a game, and
+where it goes on after a restart."""
 
 from __future__ import annotations
 
@@ -16,16 +16,17 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-import disk_check  # noqa: E402
+from solver.engine.costs.disk import need_bytes
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 import game_table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def run_progress(*args) -> subprocess.CompletedProcess:
-    """``benchmarks/run_progress.py`` in its own process, as a user runs it."""
-    return subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run_progress.py"), *map(str, args)],
+    """``tools/run_progress.py`` in its own process, as a user runs it."""
+    return subprocess.run([sys.executable, str(ROOT / "tools" / "run_progress.py"), *map(str, args)],
                           capture_output=True, text=True)
 
 
@@ -34,18 +35,18 @@ def test_the_disk_check_counts_what_is_left_to_solve(tmp_path):
     plain = [{"event": "plan", "positions_to_solve": 10**9}, {"event": "placing plan", "positions_to_solve": 2 * 10**9},
              {"event": "hands", "positions_to_solve": 5 * 10**9}]
     # the "hands" lines are the placing plan's parts: counted once, in its total
-    assert disk_check.need_bytes(plain, db) == int(10**9 * 0.43) + int(2 * 10**9 * 0.43)
-    assert disk_check.need_bytes([{"event": "plan", "positions_to_solve": 0}], db) == 0
+    assert need_bytes(plain, db) == int(10**9 * 0.43) + int(2 * 10**9 * 0.43)
+    assert need_bytes([{"event": "plan", "positions_to_solve": 0}], db) == 0
 
 
 def test_the_disk_check_takes_off_what_a_history_game_has_written(tmp_path):
     db = tmp_path / "h.h5"
     plan = [{"event": "plan", "states": 10**9, "checkpoint_bytes": 3 * 10**9}]
-    fresh = disk_check.need_bytes(plan, db, placing_positions=2 * 10**9)
+    fresh = need_bytes(plan, db, placing_positions=2 * 10**9)
     assert fresh == int(10**9 * 0.69 + 2e9 * 0.43) + 6 * 10**9
     (tmp_path / "h.h5.d").mkdir()
     (tmp_path / "h.h5.d" / "3-3.h5").write_bytes(b"\0" * 10**6)
-    assert disk_check.need_bytes(plan, db, placing_positions=2 * 10**9) == fresh - 10**6
+    assert need_bytes(plan, db, placing_positions=2 * 10**9) == fresh - 10**6
 
 
 def test_the_progress_counts_each_solved_subspace_once(tmp_path):
@@ -131,7 +132,7 @@ def test_the_progress_by_cpu_seconds_sees_through_a_reference_that_shared_its_co
 
 
 def test_the_table_reads_its_reference_from_the_statistics_file():
-    stats = ROOT / "benchmarks" / "rulesets" / "standard.json"
+    stats = ROOT / "tests" / "data" / "rulesets" / "standard.json"
     ref = game_table.from_stats(stats)
     tiers = json.loads(stats.read_text())["tiers"]
     assert ref["rules"] == "standard"
@@ -229,7 +230,7 @@ def test_the_perf_map_names_the_numba_functions_a_script_compiled(tmp_path):
         "import numba as nb\n\n@nb.njit(cache=True)\ndef triangle(n):\n    s = 0\n"
         "    for i in range(n):\n        s += i\n    return s\n\nprint(triangle(10))\n"
     )
-    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "perf_numba.py"), "--objects", str(tmp_path / "o"), str(script)],
+    run = subprocess.run([sys.executable, str(ROOT / "tools" / "perf_numba.py"), "--objects", str(tmp_path / "o"), str(script)],
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "45"  # the script ran, once
@@ -277,7 +278,7 @@ def test_the_perf_map_places_the_functions_of_another_running_process(tmp_path):
         for line in iter(proc.stdout.readline, "ready\n"):
             name, addr = line.split()
             where[name] = int(addr)
-        run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "perf_numba.py"), "--attach", str(proc.pid), str(script)],
+        run = subprocess.run([sys.executable, str(ROOT / "tools" / "perf_numba.py"), "--attach", str(proc.pid), str(script)],
                              capture_output=True, text=True, timeout=300)
         if run.returncode == 1 and ("Permission denied" in run.stderr or "not permitted" in run.stderr):
             pytest.skip(f"this machine lets no process read another's memory: {run.stderr.strip()}")
@@ -293,68 +294,83 @@ def test_the_perf_map_places_the_functions_of_another_running_process(tmp_path):
         path.unlink(missing_ok=True)
 
 
-def _chain_tree(tmp_path: Path) -> tuple[Path, Path]:
-    """A scratch copy of the chain (``benchmarks/whole_games.sh``) whose commands are stubs that
-    write their arguments to calls.log: ``morris`` and the benchmarks' scripts do nothing else
-    (the comparison writes its JSON), ``python -c`` is the real Python over the real package (the
+def _games_tree(tmp_path: Path) -> tuple[Path, Path]:
+    """A scratch copy of ``tools/whole_games.sh`` whose commands are stubs that write their
+    arguments to calls.log: ``morris`` and the tools do nothing else (the comparison writes its
+    JSON, the disk check passes), ``python -c`` is the real Python over the real package (the
     script's rule-set lookups)."""
     root, stubs = tmp_path / "tree", tmp_path / "stubs"
-    (root / "benchmarks").mkdir(parents=True)
+    (root / "tools").mkdir(parents=True)
     (root / "data").mkdir()
     stubs.mkdir()
     log = tmp_path / "calls.log"
-    (root / "benchmarks" / "whole_games.sh").write_text((ROOT / "benchmarks" / "whole_games.sh").read_text())
+    (root / "tools" / "whole_games.sh").write_text((ROOT / "tools" / "whole_games.sh").read_text())
     (root / ".venv" / "bin").mkdir(parents=True)
     (root / ".venv" / "bin" / "activate").write_text(f'PATH="{stubs}:$PATH"; export PYTHONPATH="{ROOT}"\n')
     (stubs / "morris").write_text(f'#!/bin/sh\necho "morris $*" >> "{log}"\necho "{{}}"\n')
     (stubs / "python").write_text(
         f'#!/bin/bash\nif [[ $1 == -c ]]; then exec "{sys.executable}" "$@"; fi\necho "python $*" >> "{log}"\n'
-        'if [[ $1 == benchmarks/compare_values.py ]]; then echo "{}" > "$5"; fi\n'
+        'if [[ $1 == tools/compare_values.py ]]; then echo "{}" > "$5"; fi\n'
     )
     for f in stubs.iterdir():
         f.chmod(0o755)
-    # what drop-standard wants in the repository before it removes data/standard.h5
-    for f in ("benchmarks/checksums/standard-whole.json", "benchmarks/rulesets/standard.json", "solver/books/standard.h5"):
-        (root / f).parent.mkdir(parents=True, exist_ok=True)
-        (root / f).write_text("")
     return root, log
 
 
-def test_the_chain_resumes_a_verified_ban_game_at_its_comparison_and_keeps_the_standard_game_for_it(tmp_path):
-    """The restart of 2026-12-05: the standard ban solved, verified and committed, the plain
-    standard game solved again beside it for the comparison, the comparison cut off. The chain
-    must neither rank data/standard.h5 (its ranks were made in 2026-11) nor remove it before the
-    comparison, nor solve, verify and tamper with the ban game again; the table takes the plain
-    re-solve's log for the reference where the first solve's (data/whole.jsonl) is gone."""
-    root, log = _chain_tree(tmp_path)
+def _games(root: Path, *names: str) -> tuple[subprocess.CompletedProcess, list[str]]:
+    out = subprocess.run(["bash", str(root / "tools" / "whole_games.sh"), *names], capture_output=True, text=True, timeout=300)
+    log = root.parent / "calls.log"
+    return out, log.read_text().splitlines() if log.exists() else []
+
+
+def test_a_game_is_solved_verified_tampered_with_tabled_and_its_database_removed(tmp_path):
+    root, _ = _games_tree(tmp_path)
     data = root / "data"
-    for g in ("no-flying", "viking", "per-mill", "optional", "passes", "diagonal", "morabaraba", "viking-ban", "lasker"):
-        (data / f"{g}.step").write_text("done\n")
+    (data / "standard_board-diagonal.h5").write_text("")  # (what the stubbed solve would leave)
+    out, calls = _games(root, "diagonal")
+    assert out.returncode == 0, out.stderr
+    steps = [c.split()[1] if c.startswith("python") else " ".join(c.split()[:2]) for c in calls]
+    assert steps == ["tools/disk_check.py", "morris solve", "tools/verify_run.py", "tools/tamper_check.py",
+                     "tools/game_table.py", "morris book"]
+    assert calls[1].startswith("morris solve --whole-game --rules standard -o board=diagonal --max-memory 16GiB "
+                               "--db data/standard_board-diagonal.h5")
+    assert "--ledger data/verified/standard_board-diagonal.jsonl" in calls[2]
+    # the standard game's statistics stand in for its database as the table's reference
+    assert calls[4].startswith("python tools/game_table.py tests/data/rulesets/standard.json data/standard_board-diagonal.h5")
+    assert "--checksums-dir data/checksums --stats-dir data/rulesets" in calls[4]
+    assert (data / "diagonal.step").read_text() == "done\n"
+    assert not (data / "standard_board-diagonal.h5").exists()
+    # run again: done, nothing run
+    out, again = _games(root, "diagonal")
+    assert out.returncode == 0 and again == calls and "diagonal: done" in out.stdout
+
+
+def test_a_verified_history_game_goes_on_at_its_comparison_and_keeps_a_plain_database_it_found(tmp_path):
+    """A ban game solved and verified before a restart: neither solved, verified nor tampered
+    with again; the plain game is solved (resumed) and compared, and data/standard.h5, there
+    before, is kept, while the ban game's database is removed; the table takes the standard game's
+    log for its reference column."""
+    root, _ = _games_tree(tmp_path)
+    data = root / "data"
     (data / "standard-ban.step").write_text("verified\n")
     (data / "standard.h5").write_text("")
+    (data / "whole.jsonl").write_text("")
     (data / "standard_reclose-running-mill.h5").write_text("")
-    (data / "standard-ban.plain.jsonl").write_text("")
-    out = subprocess.run(["bash", str(root / "benchmarks" / "whole_games.sh")], capture_output=True, text=True, timeout=300)
+    out, calls = _games(root, "standard-ban")
     assert out.returncode == 0, out.stderr
-    calls = log.read_text().splitlines()
-    assert not any(c.startswith("morris rank") for c in calls)
-    assert "drop-standard: data/standard.h5 kept for standard-ban's comparison with it" in out.stdout
-    assert not any("running-mill" in c and c.startswith("morris solve") for c in calls)  # solved and verified already
-    assert not any("verify_run.py" in c or "tamper_check.py" in c for c in calls)
+    assert not any("running-mill" in c and c.startswith("morris solve") for c in calls)
+    assert not any("verify_run.py" in c or "tamper_check.py" in c or "disk_check.py" in c for c in calls)
+    assert not any(c.startswith("morris book") for c in calls)  # no book under the history rule
     table = next(c for c in calls if "game_table.py" in c)
-    assert "data/standard.h5 data/standard_reclose-running-mill.h5 --log data/standard-ban.plain.jsonl" in table
-    assert any(c.startswith("morris solve --whole-game --rules standard --max-memory") for c in calls)  # finds its tiers there
-    assert any(c.startswith("python benchmarks/compare_values.py data/standard.h5") for c in calls)
+    assert "data/standard.h5 data/standard_reclose-running-mill.h5 --log data/whole.jsonl" in table
+    assert any(c.startswith("morris solve --whole-game --rules standard --max-memory 16GiB --db data/standard.h5") for c in calls)
+    assert any(c.startswith("python tools/compare_values.py data/standard.h5 data/standard_reclose-running-mill.h5") for c in calls)
     assert (data / "standard-ban.step").read_text() == "done\n"
-    assert (data / "standard.h5").exists()  # the kept reference
+    assert (data / "standard.h5").exists()
     assert not (data / "standard_reclose-running-mill.h5").exists()
 
 
-def test_the_chain_drops_the_standard_game_when_no_comparison_needs_it(tmp_path):
-    root, log = _chain_tree(tmp_path)
-    data = root / "data"
-    (data / "standard.h5").write_text("")
-    out = subprocess.run(["bash", str(root / "benchmarks" / "whole_games.sh"), "drop-standard"], capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    assert "drop-standard: removed data/standard.h5" in out.stdout
-    assert not (data / "standard.h5").exists()
+def test_an_unknown_game_is_refused(tmp_path):
+    root, _ = _games_tree(tmp_path)
+    out, calls = _games(root, "chess")
+    assert out.returncode == 2 and "unknown game chess" in out.stderr and calls == []

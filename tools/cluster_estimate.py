@@ -1,7 +1,7 @@
 """On paper: a whole game solved on N machines, from the plan's sizes and this machine's rates.
 
-    python benchmarks/cluster_estimate.py                         # standard, lasker, morabaraba
-    python benchmarks/cluster_estimate.py --rules standard --machines 1 4 16 --cores 16 --memory 64
+    python tools/cluster_estimate.py                         # standard, lasker, morabaraba
+    python tools/cluster_estimate.py --rules standard --machines 1 4 16 --cores 16 --memory 64
 
 Builds the task graph ``morris solve --whole-game --cluster`` submits (``solver.engine.cluster``:
 one job per moving-phase pair and per group of tiers with men in hand, each after the jobs that
@@ -9,7 +9,7 @@ write what it reads) without solving anything, and gives each job:
 
 - its peak memory on a worker: the process, the job's own arrays and the tiers it reads
   (``estimate.plan_run`` for a pair alone, ``estimate_placing.group_working_bytes`` for a group);
-- its CPU-seconds at the rates measured on this project's 2-core workstation (benchmarks/RESULTS.md):
+- its CPU-seconds at the rates measured on this project's 2-core workstation:
   the moving phase at ``--moving-rate`` positions per CPU-second (the standard 9-men run: 8.9 G
   positions in 12,387 CPU-s), the placing phase at ``--placing-rate`` (the placing tiers of the
   standard board with 5 men: 25.0 M positions in 18.2 CPU-s) and, where moves cycle inside a group

@@ -1,6 +1,6 @@
 """Our sector values of a solved game against Malom's shipped ``.secval`` file (issue 22).
 
-    python benchmarks/compare_secval.py --db data/standard.h5 --malom std.secval [--json OUT]
+    python tools/compare_secval.py --db data/standard.h5 --malom std.secval [--json OUT]
 
 Reads the database's per-tier statistics only (its main file and each tier file's attributes:
 read-only, nothing copied), computes ``solver.ultra.sector_values`` and compares, tier by tier,

@@ -1,6 +1,6 @@
 """Two databases of the same board, tier by tier: how many positions' values differ, and how.
 
-    python benchmarks/compare_values.py data/viking.h5 data/viking_reclose=same-man.h5 [--json out.json]
+    python tools/compare_values.py data/viking.h5 data/viking_reclose=same-man.h5 [--json out.json]
 
 Made for issue 23 (how many positions' values the history rule's ban changes, per subspace: the
 plain states of a ``reclose=...`` database against the plain game's) and usable for any two rule

@@ -1,14 +1,12 @@
 """Whether the disk holds what a whole-game solve has still to write: the check
-benchmarks/whole_games.sh makes before each game, so that a long run does not stop half-way on a
+tools/whole_games.sh makes before each game, so that a long run does not stop half-way on a
 full disk.
 
-    python benchmarks/disk_check.py --rules lasker --max-memory 16GiB --db data/lasker.h5
+    python tools/disk_check.py --rules lasker --max-memory 16GiB --db data/lasker.h5
 
 Takes ``morris solve --whole-game``'s options, asks its dry run (``--dry-run --json``) for what is
-left to solve and prints one line: the bytes still to write (deflated, at what the 9-men games
-took a position; under the history rule a state's share of its 5-men database and the saved levels
-of a group, twice while a save replaces the last) against the space free where the database
-goes. Exit status 0 when it fits with a margin, 3 when not. An estimate, not a promise: the
+left to solve and prints one line: the bytes still to write (``solver.engine.costs.disk``)
+against the space free where the database goes. Exit status 0 when it fits with a margin, 3 when not. An estimate, not a promise: the
 stored bytes a position vary with the game (README, "Nine Men's Morris under the old rules").
 """
 
@@ -21,33 +19,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from solver.engine.costs.plan import DEFLATED_BYTES_PER_POSITION
-from solver.storage.files import subspace_dir
+from solver.engine.costs.disk import need_bytes
 
-# the history rule's database (plain slots, then a side table of keys): 59,303,883 bytes for the
-# 85,617,340 states of Viking with the same-man ban to 5 men (2026-11-27), 0.69 a state
-HISTORY_BYTES_PER_STATE = 0.69
-MARGIN = 2 << 30  # the verify's log, a book, the notebooks' statistics, the system
-
-
-def _written(db: Path) -> int:
-    files = [db, *subspace_dir(db).glob("*")]
-    return sum(f.stat().st_size for f in files if f.is_file())
-
-
-def need_bytes(events: list[dict], db: Path, placing_positions: int = 0) -> int:
-    """The bytes still to write, from the dry run's JSON lines (``placing_positions``: under the
-    history rule, the placing phase's, which its plan leaves out)."""
-    need = 0
-    for e in events:
-        if e.get("event") in ("plan", "placing plan") and "positions_to_solve" in e:
-            need += int(e["positions_to_solve"] * DEFLATED_BYTES_PER_POSITION)
-        elif e.get("event") == "plan" and "states" in e:
-            # the history rule: its plan counts every state, solved or not; the placing phase's
-            # plain positions follow, stored as the plain games store theirs
-            whole = e["states"] * HISTORY_BYTES_PER_STATE + placing_positions * DEFLATED_BYTES_PER_POSITION
-            need += max(0, int(whole) - _written(db)) + 2 * int(e.get("checkpoint_bytes", 0))
-    return need
+MARGIN = 2 << 30  # the verify's log, a book, the statistics, the system
 
 
 def dry_run(argv: list[str]) -> list[dict]:

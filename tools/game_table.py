@@ -1,8 +1,8 @@
 """Whole games side by side, as the README's table "Nine Men's Morris under the old rules" shows them.
 
-    python benchmarks/game_table.py data/standard.h5 data/no-flying.h5 [--log data/no-flying.jsonl ...]
-        [--checksums-dir benchmarks/checksums]
-    python benchmarks/game_table.py benchmarks/rulesets/standard.json data/lasker.h5 ...
+    python tools/game_table.py data/standard.h5 data/no-flying.h5 [--log data/no-flying.jsonl ...]
+        [--checksums-dir data/checksums]
+    python tools/game_table.py tests/data/rulesets/standard.json data/lasker.h5 ...
 
 Reads each database (solved with ``morris solve --whole-game``; nothing is recomputed) and
 prints a markdown row per database: the rule set, the value of the start and its plies, how many
@@ -13,7 +13,7 @@ solve --json``, wall and CPU over all its runs), the peak memory (``--time-log``
 moving-phase subspace per database, the first one as the reference. With ``--checksums-dir``,
 writes ``<rule set>-whole.json`` ({tier: checksum}) there for each; with ``--stats-dir``,
 ``<rule set>.json``: the start's value, each first placement's, and every tier's stored counts
-(what notebooks/old_rules.ipynb plots, without the databases; benchmarks/whole_games.sh writes both).
+(what notebooks/old_rules.ipynb plots, without the databases; tools/whole_games.sh writes both).
 A ``.json`` in place of a database is such a statistics file: its game's shares of won positions
 stand in the comparison (the reference once its database is removed), with no row. Not a test.
 """
@@ -60,7 +60,7 @@ def _tier_seconds(rules, tiers) -> float:
 def _peak(time_log: Path | None, log: Path | None = None) -> str:
     """The largest "Maximum resident set size" that ``/usr/bin/time -v`` wrote to ``time_log``, in
     GiB, and how many of its runs (``=== run`` lines, one per segment) it was measured in: a run
-    cut off at a session's end (killed with its ``time``) reports nothing. The JSONL ``log`` of
+    killed with its ``time`` reports nothing. The JSONL ``log`` of
     ``morris solve --json`` fills the gap: each finished pair or group records the process's
     peak so far (``peak_rss_bytes``), so a cut-off run's peak over the work it finished is known
     (the group it was killed in is solved again, and measured, by the next run)."""
@@ -116,7 +116,7 @@ def row(path: Path, log: Path | None, time_log: Path | None) -> tuple[str, dict]
 
 def from_stats(path: Path) -> dict:
     """The moving phase's shares of won positions from a statistics file (``--stats-dir``'s
-    output, e.g. benchmarks/rulesets/standard.json): the reference column when its database is
+    output, e.g. tests/data/rulesets/standard.json): the reference column when its database is
     gone (the disk holds one full-size database beside the one being solved). No row."""
     d = json.loads(path.read_text())
     tiers = d["tiers"]

@@ -2,7 +2,7 @@
 writes ``/tmp/perf-<pid>.map`` (perf's map of JIT code: start, size, name per function), so that
 ``perf report`` shows the kernels and helpers by name instead of bare ``[JIT]`` addresses.
 
-    perf record -F 499 -o /tmp/p.data python benchmarks/perf_numba.py benchmarks/bench_history.py \\
+    perf record -F 499 -o /tmp/p.data python tools/perf_numba.py benchmarks/bench_history.py \\
         --rules viking -o reclose=same-man --max-men 5 --solve-only
     perf report -i /tmp/p.data --sort sym
 
@@ -23,11 +23,11 @@ each is placed in PID's executable memory (``/proc/PID/mem``) where windows of i
 (the addresses it holds differ, so no one window need match, and the bytes of an address may be
 anything: a wrapper's code is mostly addresses); only those found are written:
 
-    .venv/bin/python benchmarks/perf_numba.py --attach PID benchmarks/bench_cycles.py --rules lasker -o men=4 --db /tmp/l4.h5 --rounds 1 --ways fast
+    .venv/bin/python tools/perf_numba.py --attach PID benchmarks/bench_cycles.py --rules lasker -o men=4 --db /tmp/l4.h5 --rounds 1 --ways fast
     perf record -F 49 -p PID -o /tmp/live.data -- sleep 240
     perf report -i /tmp/live.data --sort sym
 
-Not a test; ``tests/test_chain_tools.py`` checks that the map names a function, in this process
+Not a test; ``tests/test_long_run_tools.py`` checks that the map names a function, in this process
 and in another.
 """
 

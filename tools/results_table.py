@@ -1,11 +1,13 @@
-"""The record of a finished run, as benchmarks/RESULTS.md shows it: per subspace and per pair.
+"""The record of a finished run: per subspace and per pair.
 
-    python benchmarks/results_table.py --db data/standard.h5 [--checksums benchmarks/checksums/standard-9.json]
+    python tools/results_table.py --db data/standard.h5 [--checksums data/standard-9.json]
+    python tools/results_table.py --db data/moving9.h5 --reference solver/engine/costs/reference_run.json \
+        --command "morris solve --max-men 9 --db data/moving9.h5 --json" --host "..." --date 2026-11-24
 
 Reads only the database (its stored statistics, times and checksums; nothing is recomputed):
 prints a markdown table of every subspace (positions, win, draw, loss, longest win and loss, wall
 and CPU seconds of its pair, checksum), the totals, the disk the files take, and optionally
-writes the checksums as JSON (as ``benchmarks/checksums/standard-6.json``), so that anyone can
+writes the checksums as JSON (as ``tests/data/checksums/standard-6.json``), so that anyone can
 compare a copy. Not a test.
 """
 
@@ -18,6 +20,11 @@ from pathlib import Path
 from solver.storage.database import Database
 from solver.tiers import pair_name
 
+REFERENCE_ABOUT = (
+    "wall seconds of each pair of the standard moving phase solved to 9 men (the pairs' own times in the database), "
+    "which morris solve --dry-run scales by this machine's speed on the pairs it times; written by tools/results_table.py --reference"
+)
+
 
 def disk_bytes(path: Path) -> int:
     """The main file and every file of its subspace folder."""
@@ -29,8 +36,11 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--db", type=Path, required=True)
     p.add_argument("--checksums", type=Path, help="write {subspace: checksum} here as JSON")
-    p.add_argument("--reference", type=Path, help="write the pairs' wall seconds here as the dry run's reference (solver/engine/reference_run.py)")
+    p.add_argument("--reference", type=Path,
+                   help="write the pairs' wall seconds here as the dry run's reference (solver/engine/costs/reference_run.json)")
+    p.add_argument("--command", default="", help="the solve's command line, for --reference")
     p.add_argument("--host", default="", help="the machine, for --reference")
+    p.add_argument("--date", default="", help="the run's date, for --reference")
     args = p.parse_args()
     with Database(args.db) as db:
         subs = db.subspaces()
@@ -55,14 +65,12 @@ def main() -> None:
     if args.reference:
         with Database(args.db) as db:
             rules = db.rules.describe()
-        lines = [f'    "{pair_name(a, b)}": {w},' for (a, b), (w, _) in sorted(pairs.items(), key=lambda kv: (sum(kv[0]), kv[0]))]
-        args.reference.write_text(
-            '"""Wall seconds of each pair of a recorded run, which ``morris solve --dry-run`` scales by this\n'
-            "machine's speed on the pairs it has timed (``estimate.reference_factor``). Written by\n"
-            '``benchmarks/results_table.py --reference``; the run is described in benchmarks/RESULTS.md."""\n\n'
-            f"HOST = {args.host!r}\nRULES = {rules!r}\nSECONDS = {{\n" + "\n".join(lines) + "\n}\n"
-        )
-        print(f"reference times of {len(lines)} pairs written to {args.reference}")
+        ordered = sorted(pairs.items(), key=lambda kv: (sum(kv[0]), kv[0]))
+        args.reference.write_text(json.dumps({
+            "about": REFERENCE_ABOUT, "rules": rules, "command": args.command, "machine": args.host, "date": args.date,
+            "seconds": {pair_name(a, b): w for (a, b), (w, _) in ordered},
+        }, indent=1) + "\n")
+        print(f"reference times of {len(ordered)} pairs written to {args.reference}")
     if args.checksums:
         args.checksums.write_text(json.dumps({s.name: s.checksum for s in subs}, indent=1, sort_keys=True) + "\n")
         print(f"checksums written to {args.checksums}")

@@ -1,12 +1,12 @@
 """How far a running ``morris solve --json`` has got, from its JSONL log alone (no database read).
 
-    python benchmarks/run_progress.py data/viking-ban.jsonl
-    python benchmarks/run_progress.py data/viking-ban.jsonl --against benchmarks/games/viking-ban/first-solve/viking-ban.jsonl
+    python tools/run_progress.py data/viking-ban.jsonl
+    python tools/run_progress.py data/viking-ban.jsonl --against data/first-solve/viking-ban.jsonl
 
 Sums the finished pairs and groups ("pair"/"tiers" events, not those skipped as already solved):
 subspaces, history states (where the log has them), positions and the groups' seconds, each
 subspace counted once (a twin solved again in a later run is not counted twice); then the last
-group and its peak RSS. With ``--against`` an earlier log of the same game (a first solve): the
+group and its peak RSS. With ``--against`` an earlier log of the same game (an earlier solve, e.g. on another machine): the
 groups both have finished, their seconds here over theirs there (summed, so the large groups
 weigh most), and the groups still to solve with what they took there, scaled by that ratio: a
 run's time left, where the two runs share their grouping. Then the same for each phase at its own
@@ -14,8 +14,7 @@ ratio (a group with men in hand is the placing phase's), and their sum: a whole 
 phase may run at another pace than its placing phase, and the overall ratio then misleads. Last,
 the same sum by CPU seconds: a reference that shared its cores with another run is slow by the
 clock and not by the CPU, and a ratio of wall seconds then holds only for the groups that shared
-them (Lasker's first solve used 0.13 to 0.76 of its 2 cores on some large groups and 1.8 on the
-rest); by CPU the time left is the CPU seconds left there, scaled by the ratio of CPU seconds so
+them; by CPU the time left is the CPU seconds left there, scaled by the ratio of CPU seconds so
 far, over the cores busy here. Not a test.
 """
 

@@ -7,9 +7,9 @@ checksum refreshed so that only the values tell, and that tier verified: a win m
 longer, a draw made a loss in 2, a loss made a draw. Each change must fail the check of its tier,
 the checksum passing. The database itself is never written: the scratch copy is its main file, a
 copy of the changed tier's file and links to every other subspace file (a few MiB however large
-the database), so it runs before the chain removes a game's database (``whole_games.sh``).
+the database), so it runs before ``whole_games.sh`` removes a game's database.
 
-    python benchmarks/tamper_check.py --db data/twelve.h5 --json data/morabaraba.tamper.json
+    python tools/tamper_check.py --db data/twelve.h5 --json data/morabaraba.tamper.json
 
 Prints a Markdown table; exits 1 if a change was not caught.
 """

@@ -2,7 +2,7 @@
 figures (values held at most, bytes read with the tiers read back) from the rule set's tiers
 alone, so that a long run's verify is known to fit before its solve starts.
 
-    python benchmarks/verify_plan.py --rules lasker --max-memory 11.7GiB
+    python tools/verify_plan.py --rules lasker --max-memory 11.7GiB
 """
 
 from __future__ import annotations

@@ -4,27 +4,22 @@ Each subspace's check is appended to a JSON-lines log as soon as it is done; run
 subspaces the log already has as passed are left out, so a cut-off run goes on where it stopped.
 At the end it prints the totals (positions, seconds of the checks, failures) from the whole log.
 
-    nohup python benchmarks/verify_run.py --db data/standard.h5 --log data/verify9.jsonl &
+    nohup python tools/verify_run.py --db data/standard.h5 --log data/verify9.jsonl &
 
 ``--phase moving`` or ``--phase placing`` checks (and totals) the one phase alone.
 
 ``--solved-only`` checks a database that is still being solved (between two runs of its solve): the
 subspaces whose checks read nothing it lacks (``verify.check.checkable``), the rest left for a later
-run; the totals and the exit status are of those alone. With ``--ledger`` a session's solved tiers
-are then checked before the next session's solve goes on, and a lost machine keeps those checks.
+run; the totals and the exit status are of those alone.
 
-With ``--ledger`` (``benchmarks/verified/<database>.jsonl``, committed as it grows) each passed
-check is also recorded there, with the checksums of the values it read; a later run on a
-database solved again (a new machine's empty data/) takes as checked, without checking again,
-each subspace whose values and reads are the ones a passed check saw (``solver.verify.ledger``),
-once its values read back give their stored checksum.
+With ``--ledger`` (a JSON-lines file, e.g. ``data/verified/<database>.jsonl``) each passed check
+is also recorded there, with the checksums of the values it read; a later run on a database
+solved again takes as checked, without checking again, each subspace whose values and reads are
+the ones a passed check saw (``solver.verify.ledger``), once its values read back give their
+stored checksum.
 
-    python benchmarks/verify_run.py --db data/twelve.h5 --log data/verify-morabaraba.jsonl \
-        --ledger benchmarks/verified/twelve.jsonl --commit-every 600
-
-``--commit-every`` commits the ledger alone to git (``git commit -- LEDGER``) at most that often
-and at the end: a session cut off without warning keeps what its commits hold, and a lost machine
-takes the rest.
+    python tools/verify_run.py --db data/twelve.h5 --log data/verify-morabaraba.jsonl \
+        --ledger data/verified/twelve.jsonl
 """
 
 from __future__ import annotations
@@ -35,7 +30,6 @@ from pathlib import Path
 
 import click
 
-import commit_paths
 from solver.cli.solve import parse_size
 from solver.errors import MorrisError
 from solver.storage.database import Database
@@ -69,23 +63,20 @@ def logged(log: Path) -> dict[str, dict]:
               help="the moving subspaces only, or the tiers with men in hand only")
 @click.option("--ledger", "ledger_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="passed checks kept across databases (JSON lines): recorded, and taken where the values are the same")
-@click.option("--commit-every", type=float, default=None, metavar="SECONDS",
-              help="with --ledger: commit it (alone) to git at most this often, and at the end")
 @click.option("--solved-only", is_flag=True,
               help="a database still being solved: check only what reads nothing it lacks (the rest later)")
 def main(db_path: Path, log: Path, threads: int | None, max_memory: str | None, phase: str, ledger_path: Path | None,
-         commit_every: float | None, solved_only: bool) -> None:
+         solved_only: bool) -> None:
     try:
-        run(db_path, log, threads, max_memory, phase, ledger_path, commit_every, solved_only)
+        run(db_path, log, threads, max_memory, phase, ledger_path, solved_only)
     except MorrisError as e:  # (a ledger of other rules, a database it cannot read: one line)
         click.echo(f"error: {e}", err=True)
         raise SystemExit(2) from None
 
 
 def run(db_path: Path, log: Path, threads: int | None, max_memory: str | None, phase: str, ledger_path: Path | None,
-        commit_every: float | None = None, solved_only: bool = False) -> None:
+        solved_only: bool = False) -> None:
     wall = time.perf_counter()
-    committed = [wall]  # when the ledger was last committed
     with Database(db_path) as db:
         infos = db.tiers()
         # (the tiers with men in hand are listed too; ``--phase`` keeps one phase)
@@ -108,17 +99,12 @@ def run(db_path: Path, log: Path, threads: int | None, max_memory: str | None, p
         _log(log, check)
         if ledger and check.ok:
             ledger.record(by_name[check.name], check.method, check.seconds)
-            if commit_every is not None and time.perf_counter() - committed[0] >= commit_every:
-                commit(ledger.path)
-                committed[0] = time.perf_counter()
         click.echo(f"{check.name}: {'ok' if check.ok else 'FAILED'} ({check.method}, {check.seconds:.1f} s)", err=True)
 
     if todo:
         budget = parse_size(max_memory) if max_memory else None
         click.echo(json.dumps(memory_plan(db_path, subspaces=todo, max_memory=budget)), err=True)
         verify(db_path, threads=threads, progress=False, on_check=record, subspaces=todo, max_memory=budget)
-    if ledger and commit_every is not None:
-        commit(ledger.path)
     entries = logged(log)
     failed = sorted(name for name in names if not entries.get(name, {}).get("ok"))
     total = {
@@ -149,12 +135,6 @@ def _from_ledger(db: Database, ledger: Ledger, subs, log: Path) -> set[str]:
     if carried:
         click.echo(f"{len(carried)} subspaces checked before with the same values ({ledger.path}): not checked again", err=True)
     return carried
-
-
-def commit(path: Path) -> bool:
-    """Commit the ledger ``path`` alone (``commit_paths``); whether a commit was made."""
-    n = sum(1 for _ in path.open()) - 1 if path.exists() else 0
-    return commit_paths.commit(path, f"verify ledger: {path.name}, {n} passed checks")
 
 
 def _log(log: Path, check: SubspaceCheck | dict) -> None:

@@ -6,8 +6,8 @@ full disk.
 
 Takes ``morris solve --whole-game``'s options, asks its dry run (``--dry-run --json``) for what is
 left to solve and prints one line: the bytes still to write (``solver.engine.costs.disk``)
-against the space free where the database goes. Exit status 0 when it fits with a margin, 3 when not. An estimate, not a promise: the
-stored bytes a position vary with the game (README, "Nine Men's Morris under the old rules").
+against the space free where the database goes. Exit status 0 when it fits with a margin, 3
+when not. An estimate, not a promise: the stored bytes a position vary with the game (README, "Nine Men's Morris under the old rules").
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ TREE: the source tree to import ``solver`` from (a worktree of another commit, o
 a database holding the group and every tier it reads (``data/lasker.h5`` mid-solve will do: it is
 only read); GROUP: one of its tiers, ``M-O-HM-HO`` (``4-7-1-0``). Prints a JSON line a round: wall
 and CPU seconds of ``placing.solve_group`` alone (inputs read and kernels compiled before), and
-whether every value equals the stored one. Used in benchmarks/RESULTS.md, 2026-12-02.
+whether every value equals the stored one.
 """
 
 import json

@@ -1,6 +1,6 @@
 """Moving-phase pairs re-solved from a solved database, timed, and checked against published checksums.
 
-    python benchmarks/bench_pairs.py --db data/standard.h5 --checksums benchmarks/checksums/standard-9.json 3-8 3-9 4-9
+    python benchmarks/bench_pairs.py --db data/standard.h5 --checksums tests/data/checksums/standard-9.json 3-8 3-9 4-9
 
 Each pair (a-b: both halves, or one where a = b) is solved by ``solve_pair`` from the smaller
 subspaces stored in ``--db`` (nothing is written), after the kernels are compiled; prints its wall

@@ -1,6 +1,6 @@
 """Ultra-strong against strong play, measured by games against fallible players (issue 22).
 
-    python benchmarks/bench_ultra.py --db data/six.h5 --games 1000 --json benchmarks/results/ultra_six.json
+    python benchmarks/bench_ultra.py --db data/six.h5 --games 1000 --json tests/data/results/ultra_six.json
 
 On a whole-game database (Six Men's Morris by default), the database's play, strong (the first
 strongly optimal move) or ultra-strong (among draws the best-ranked, ``morris rank``), plays

@@ -13,7 +13,7 @@ A call between numba functions is not inlined by LLVM, and numba passes each arr
 struct, word by word on the stack (seven words a 1-d array, the tables' tuples some hundred): a
 helper called per position with the tables costs more in the call than in its work. ``inlined``
 has numba inline such a helper into its callers (the placing verify's per-position fold and
-``mills_formed``: 1.62x on a full-size Lasker tier, benchmarks/RESULTS.md, 2026-11-29); each
+``mills_formed``: 1.62x on a full-size Lasker tier); each
 caller then compiles its own copy, so that compiling takes longer.
 
 A helper that is called, not inlined, compiles once for each tuple of argument types it meets, and
@@ -21,7 +21,7 @@ numba types a ``prange`` index as int64 before its parallel pass and as uint64 a
 variable first set to 0 as the literal 0 until it is unified; and a count read from a uint8 array
 in one caller is an int64 in another. So the kernels pass such values as ``np.int64(...)`` (the
 placing verify's batch check compiled four times over, 11.9 CPU-s of the default tests, and once
-after: benchmarks/RESULTS.md, 2026-11-29 from 09:14).
+after).
 """
 
 from __future__ import annotations

@@ -187,24 +187,3 @@ def reference_whole():
         return built[rules]
 
     return get
-
-
-@pytest.fixture
-def git_repo(tmp_path):
-    """A scratch git repository (what the long runs commit into: ``benchmarks/commit_paths.py``):
-    (its root, ``git(*args)`` -> stdout), with a first commit and ``/data/*`` ignored."""
-    import subprocess
-
-    root = tmp_path / "repo"
-    root.mkdir()
-
-    def git(*args):
-        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True).stdout
-
-    git("init", "-q")
-    git("config", "user.name", "t")
-    git("config", "user.email", "t@example.invalid")
-    (root / ".gitignore").write_text("/data/*\n")
-    git("add", ".gitignore")
-    git("commit", "-q", "-m", "start")
-    return root, git

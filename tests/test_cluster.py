@@ -119,13 +119,13 @@ def up_to_3_5(rules) -> list:
 def test_a_worker_killed_in_the_middle_of_a_pair_changes_nothing(tmp_path, local_cluster):
     """The worker solving 3-5 and 5-3 (seconds on one core) is killed while that task runs: Dask
     runs the pair again elsewhere, and the database is the single process's (its checksums as
-    benchmarks/checksums/standard-6.json records them, from a run whose full verify passed)."""
+    tests/data/checksums/standard-6.json records them, from a run whose full verify passed)."""
     rules = get_rules("standard")
     killer = WorkerKiller("3-5_and_5-3")
     db = tmp_path / "killed.h5"
     solve_on_cluster(rules, up_to_3_5(rules), db, local_cluster.scheduler_address, on_client=killer, **quiet)
     assert killer.join(), "the pair 3-5 was never seen running, so no worker was killed"
-    recorded = json.loads((Path(__file__).parents[1] / "benchmarks/checksums/standard-6.json").read_text())
+    recorded = json.loads((Path(__file__).parents[1] / "tests/data/checksums/standard-6.json").read_text())
     got = checksums(db)
     assert sorted(got) == ["3-3", "3-4", "3-5", "4-3", "5-3"] and got == {name: recorded[name] for name in got}
 

@@ -1,4 +1,4 @@
-"""``benchmarks/compare_values.py``: two databases tier by tier (issue 23's count of the values
+"""``tools/compare_values.py``: two databases tier by tier (issue 23's count of the values
 that the history rule's ban changes)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import h5py
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 import compare_values  # noqa: E402
 
 from solver.storage.write import copy_database  # noqa: E402

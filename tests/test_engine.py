@@ -34,7 +34,7 @@ quiet = {"progress": False, "echo": lambda s: None}
 burnside_positions = positions_up_to_symmetry  # Burnside's lemma: independent of the index
 
 
-RECORDED = Path(__file__).parents[1] / "benchmarks/checksums/standard-6.json"
+RECORDED = Path(__file__).parents[1] / "tests/data/checksums/standard-6.json"
 
 
 def test_standard_3_3_anchor(solved_db):
@@ -48,7 +48,7 @@ def test_standard_3_3_anchor(solved_db):
 
 def test_standard_checksums_regression(solved_db):
     """The standard databases' checksums up to 4 men (the session's database, solved by
-    ``solve``), as recorded in benchmarks/checksums/standard-6.json by a run whose full ``morris
+    ``solve``), as recorded in tests/data/checksums/standard-6.json by a run whose full ``morris
     verify`` passed (a regression figure: it says the values have not changed, not that they were
     right to begin with)."""
     recorded = json.loads(RECORDED.read_text())

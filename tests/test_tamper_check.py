@@ -1,4 +1,4 @@
-"""``benchmarks/tamper_check.py``: a whole database's verify fails on a changed value (issue 26),
+"""``tools/tamper_check.py``: a whole database's verify fails on a changed value (issue 26),
 checked in a scratch copy that leaves the database as it was."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 import tamper_check  # noqa: E402
 
 from solver.storage.files import subspace_dir  # noqa: E402

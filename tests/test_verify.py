@@ -706,7 +706,7 @@ def test_the_dry_run_plans_the_reads_the_verify_makes(whole_db, monkeypatch, bud
 
 
 def test_the_plan_before_the_solve_is_the_plan_of_the_database(whole_db):
-    """``benchmarks/verify_plan.py`` plans from the rule set's tiers, before any solve: the same
+    """``tools/verify_plan.py`` plans from the rule set's tiers, before any solve: the same
     plan as ``--dry-run`` then makes from the solved database."""
     from solver.storage.database import catalogue_key
     from solver.tiers import whole_game_tiers

@@ -1,4 +1,4 @@
-"""The verify's ledger (``solver.verify.ledger``, ``benchmarks/verify_run.py --ledger``): a
+"""The verify's ledger (``solver.verify.ledger``, ``tools/verify_run.py --ledger``): a
 database solved again is not checked again where its values and what each check reads are the
 ones a passed check saw; a changed tier, and every tier whose check reads it, is checked in full;
 values that no longer give their stored checksum are checked (and fail); a ledger of other rules
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 import tamper_check  # noqa: E402
 import verify_run  # noqa: E402
 
@@ -172,26 +172,6 @@ def test_a_line_cut_off_by_a_kill_is_passed_over(checked, tmp_path):
     checks = logged(tmp_path / "again.log")
     assert [n for n, e in checks.items() if e["method"] != verify_run.LEDGER] == [last]  # checked again, and recorded
     assert json.loads(cut.read_text().splitlines()[-1])["subspace"] == last
-
-
-def test_the_ledger_alone_is_committed_as_it_grows(checked, tmp_path, git_repo):
-    """``--commit-every``: the ledger reaches git while the verify runs (a machine lost with its
-    data/ keeps what the commits hold), and nothing else staged goes with it."""
-    again, _ = checked("plain")
-    repo, git = git_repo
-    (repo / "other.txt").write_text("staged, not to be committed by the verify\n")
-    git("add", "other.txt")
-    ledger = repo / "verified" / "six.jsonl"
-    res = CliRunner().invoke(verify_run.main, ["--db", str(again), "--log", str(tmp_path / "v.log"), "--ledger", str(ledger),
-                                               "--commit-every", "0"])
-    assert res.exit_code == 0, res.output
-    subjects = git("log", "--format=%s").splitlines()
-    assert sum(s.startswith("verify ledger") for s in subjects) >= 2  # (as it grows, and at the end)
-    assert subjects[0] == f"verify ledger: six.jsonl, {len(logged(tmp_path / 'v.log'))} passed checks"
-    assert git("show", "--name-only", "--format=", "HEAD").split() == ["verified/six.jsonl"]
-    assert git("show", "HEAD:verified/six.jsonl") == ledger.read_text()
-    assert git("diff", "--cached", "--name-only").split() == ["other.txt"]
-    assert not verify_run.commit(tmp_path / "v.log")  # (outside a work tree: nothing)
 
 
 @pytest.mark.parametrize("rules", [("lasker", []), ("twelve", []), ("standard", []), ("viking", ["reclose=same-man"])])

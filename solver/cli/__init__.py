@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 # No command does linear algebra, and OpenBLAS starts a thread per core when numpy is imported:
-# about 0.1 CPU-seconds of a lookup's 0.3 (benchmarks/RESULTS.md, "query start-up"). A value the
+# about 0.1 CPU-seconds of a lookup's 0.3 (benchmarks/bench_query.py). A value the
 # user set is kept.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 

@@ -36,7 +36,7 @@ WORKING_BYTES_PER_SLOT = 2 + 1 + 2 + 0.25
 SCHEDULE_BYTES_PER_SLOT = 4
 # A level's decisions are pulled (``kernels.pull``) instead of pushed where the push would list
 # more predecessors than the pull looks at successors of open positions, times the advantage.
-# Measured level by level on 9-men pairs, each level pushed and pulled (RESULTS.md): a flying
+# Measured level by level on 9-men pairs, each level pushed and pulled: a flying
 # side's half pulled in its twin's order (``kernels.pull_flying``) costs half the push per
 # successor (3-9's first level: 8.9 s against 13.9 s at 0.77:1); the other half of such a pair
 # pays from 1:1 on; between sliding sides a pulled successor costs about 1.6x a pushed

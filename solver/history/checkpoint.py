@@ -38,7 +38,7 @@ def _read_into(path: Path, out: np.ndarray) -> bool:
     """A saved array read straight into ``out`` (False where its shape or type differ, or it is
     cut short). Not mapped: a mapping's pages count as the process's resident memory while they
     are copied, so a resumed group's peak RSS held its values twice (7-8 with 8-7 of the Viking
-    ban: 15.2 GiB against 12.5 planned, benchmarks/RESULTS.md 2026-12-03)."""
+    ban: 15.2 GiB against 12.5 planned)."""
     with open(path, "rb") as f:
         fmt = np.lib.format
         read_header = fmt.read_array_header_1_0 if fmt.read_magic(f) == (1, 0) else fmt.read_array_header_2_0

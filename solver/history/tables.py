@@ -32,7 +32,7 @@ class HistoryTables(NamedTuple):
     # rec[code, IMAGE + g]: its image under symmetry g. Lookups where the kernels would divide by
     # n: a code's row together, int16 (codes stay below 1 << CODE_BITS) so that the table stays in
     # the first-level cache (21 KB on 24 points); one field, since every array a tuple holds slows
-    # each helper that takes it (RESULTS.md, 2026-11-28: three unused ones cost predecessors 50 %)
+    # each helper that takes it (measured: three unused ones cost predecessors 50 %)
     rec: np.ndarray
     mills: np.ndarray  # every mill's mask
 

@@ -2,8 +2,8 @@
 
 A full verify of Morabaraba or Lasker takes hours, and a database can be lost before its game is
 done (a new machine's empty ``data/``). It is then solved again, and its values, a function of the
-rules alone, come out the same. A ledger (``benchmarks/verified/<database>.jsonl``, committed as it
-grows) records each subspace whose check passed: the checksum of its values (and of its side
+rules alone, come out the same. A ledger (a JSON-lines file kept apart from the database)
+records each subspace whose check passed: the checksum of its values (and of its side
 table under the history rule) and a digest of the checksums of every subspace its check read.
 A later verify of a database of the same rules takes a subspace as checked where both are the same
 and its values, read back, still give the checksum stored beside them: its check would read the

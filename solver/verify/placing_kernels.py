@@ -34,7 +34,7 @@ slots. Except where a mill wins (``walks_fast``), a position's successors come f
 tests for a placement, a move and a removal instead of ``generate_moves``' list
 (``_expected_fast``): a placement's colex rank from the position's own, the removals' targets
 (o - q) set up once per run, and the best removal kept per m + p for the positions of the run
-that reach the same m + p (the several m lacking one man of its mill): 2026-11-25, RESULTS.md. A
+that reach the same m + p (the several m lacking one man of its mill; 2026-11-25). A
 move (where the mover has no man in hand, or under Lasker's rule) ranks the same way: from the
 position's own colex form, and through the run's o - q where it removes (2026-11-28). Under
 optional removal a placement or move that closes a mill also leads to (o, m2); under one

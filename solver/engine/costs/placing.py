@@ -33,15 +33,15 @@ CYCLE_BYTES_PER_SLOT = 2 + 1 + 4 / cycles.BLOCK
 GRAPH_BYTES_PER_SLOT = 8 + 8 + 8 + 1 + 2 * 16  # pointers, reversed pointers, fill, state, bucket entries
 GRAPH_BYTES_PER_EDGE = 8 + 8  # a successor and a predecessor
 # Positions per second of the placing phase on the machine of the recorded reference run
-# (``reference_run.HOST``), reading and writing the tiers included: the whole 9-men game of
-# benchmarks/RESULTS.md (2026-11-25, the placement pass, d11e942) placed 17.8 G positions in
+# (``reference_run.HOST``), reading and writing the tiers included: the whole 9-men game
+# (2026-11-25, the placement pass) placed 17.8 G positions in
 # 1,608 s on the Intel host (11.1 M/s; its kernels alone 16.7 M/s), which runs the moving
 # pairs 1.2x slower than the reference host: 13 M/s there. ``speed`` scales it to this machine.
 REFERENCE_RATE = 13.0e6
 # A cycling group (Lasker's rule) costs more per position: its moves are judged beside its
 # placements, then its levels run, and those grow dearer with the group: lasker -o men=5 ran at
 # 11.0 M positions/s, men=6 (135 groups, 588 M positions) at 7.20 M (benchmarks/bench_cycles.py,
-# RESULTS.md 2026-11-27 from 16:38), against the placement pass's 17 M on the standard board's
+# 2026-11-27), against the placement pass's 17 M on the standard board's
 # men=5 tiers (2026-11-26), on the same host. The larger groups' figure is taken; the 10-men
 # groups, larger still, may run slower.
 CYCLE_SLOWDOWN = 17.0 / 7.20

@@ -25,7 +25,7 @@ also lead to (R, m + p), read as a placement without a mill. Only a placement cl
 at once under one removal per mill, and every mill under mill-wins, go the general way
 (``_emit_with_removals`` and ``slot_from`` per row).
 
-Measured (benchmarks/RESULTS.md, 2026-11-25): the placing phase of the standard board with 6 men
+Measured: the placing phase of the standard board with 6 men
 3.06 M positions/s with ``tier_pass``, 17 M with this pass.
 """
 

@@ -168,12 +168,16 @@ class Compiled:
         return f"kernels loaded from the cache: {self.seconds:.1f} s"
 
 
-def compile_kernels(request: SolveRequest) -> Compiled:
+def compile_kernels(request: SolveRequest, checked_plan=None) -> Compiled:
     """Compile the kernels ``request``'s run calls, or load them from numba's cache (``numba_cache``:
     a directory per state of the sources): a tiny solve of each kind of job it has (the engines'
     ``warm_up``), so the run's own seconds are solving. Where numba wrote new files to its cache,
-    it compiled (a first run after an install or an edit); else it only loaded them (seconds)."""
+    it compiled (a first run after an install or an edit); else it only loaded them (seconds).
+    Nothing where ``checked_plan`` (``plan(request)``) leaves nothing to solve."""
     from .numba_cache import cache_files
+
+    if checked_plan is not None and checked_plan.positions_to_solve == 0:
+        return Compiled(0.0, False)
 
     before, t0 = cache_files(), time.perf_counter()
     if request.engine == HISTORY:
@@ -231,7 +235,7 @@ def solve(
     r = request
     on_job = on_job or (lambda rows: None)
     p = checked_plan if checked_plan is not None or r.engine == HISTORY else plan(r)
-    compiled = compiled or compile_kernels(r)
+    compiled = compiled or compile_kernels(r, p)
     t0 = time.perf_counter()
     deadline = None
     if r.engine == HISTORY:

@@ -79,8 +79,8 @@ def solve(rules_name, options, max_men, whole_game, extended, db_path, threads, 
     if dry_run:
         return front.dry_run(request, partial(show_any_plan, request, as_json), progress_bar=partial(RunBar, enabled=bars))
     plan = None if history else front.plan(request)  # (refuses a run that does not fit, before any work)
-    compiled = front.compile_kernels(request)
-    if not as_json:
+    compiled = front.compile_kernels(request, plan)
+    if not as_json and (compiled.compiled or compiled.seconds):
         click.echo(compiled.line())
     # one bar over the run where its positions are known ahead: the moving phase, or any run on a cluster
     overall_bar = plan is not None and (not whole_game or bool(cluster))

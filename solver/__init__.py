@@ -10,7 +10,8 @@ typed errors, ``jit`` how numba compiles and runs, ``numba_cache`` where it keep
 
 ``open_database(path)`` opens a solved database for queries (see ``solver.api``); ``decode`` reads
 a stored value; the result types ``Probe``, ``MoveValue`` and ``Analysis`` and ``three_men_rule``
-come from there too. They are imported on first use, so ``import solver.rules`` (and ``morris
+come from there too, and ``SolveRequest`` and ``SolveResult`` (``solver.solve.solve(request)``
+solves one: the front door of ``morris solve``). They are imported on first use, so ``import solver.rules`` (and ``morris
 --help``) stay light.
 """
 
@@ -23,7 +24,8 @@ from .numba_cache import use_source_keyed_cache
 
 use_source_keyed_cache(Path(__file__).parent)
 
-__all__ = ["open_database", "MorrisDatabase", "Probe", "MoveValue", "Analysis", "three_men_rule", "decode"]
+# (``solve``, the function, is ``solver.solve.solve``: ``solver.solve`` names its module)
+__all__ = ["open_database", "MorrisDatabase", "Probe", "MoveValue", "Analysis", "three_men_rule", "decode", "SolveRequest", "SolveResult"]
 
 if TYPE_CHECKING:  # pragma: no cover
     from .api import (
@@ -31,6 +33,8 @@ if TYPE_CHECKING:  # pragma: no cover
         MorrisDatabase,
         MoveValue,
         Probe,
+        SolveRequest,
+        SolveResult,
         decode,
         open_database,
         three_men_rule,

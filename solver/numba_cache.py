@@ -69,3 +69,12 @@ def _prune(root: Path, current: Path) -> None:
     others.sort(key=lambda p: p.stat().st_mtime, reverse=True)
     for p in others[KEEP:]:
         shutil.rmtree(p, ignore_errors=True)
+
+
+def cache_files() -> int:
+    """Files in numba's cache directory now (``NUMBA_CACHE_DIR``): numba writes there only when it
+    compiles, so a count that grew over a call says the call compiled (0 where there is none)."""
+    given = os.environ.get("NUMBA_CACHE_DIR")
+    if not given or not Path(given).is_dir():
+        return 0
+    return sum(len(files) for _, _, files in os.walk(given))

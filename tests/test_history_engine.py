@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from reference_history import solve_history, solve_history_whole
 
-from solver.history.solve import Store, lookup, solve_moving, solve_whole
+from solver.history.solve import Store, lookup, solve_in_memory, solve_moving
 from solver.history.states import state_numbers
 from solver.history.tables import history_tables
 from solver.index.tables import board_index
@@ -94,7 +94,7 @@ def test_only_the_pending_ban_decides():
 def assert_whole_equal(name, options):
     rules = make_rules(name, options)
     ref = solve_history_whole(rules)
-    moving, placed = solve_whole(rules)
+    moving, placed = solve_in_memory(rules)
     index = board_index(rules.board)
     checked = 0
     for tier, sub in ref.items():

@@ -28,27 +28,12 @@ def info(db_path, rules_name, options, as_json):
     """Statistics of each subspace of a database (the tiers with men in hand named a-b-ha-hb),
     and the game's value where the database holds the whole game: the start position's value and
     plies, and each first move's; where it holds draw ranks (morris rank), the draws of each rank."""
-    from ..query import describe_game, game_value
-    from ..storage.database import Database
+    from ..info import database_info
+    from ..query import describe_game
 
     path, rules = database_and_rules(rules_name, options, db_path, history=True)
-    with Database(path, rules) as db:
-        rows = [
-            {
-                "mover": s.mover, "opponent": s.opponent, "mover_hand": s.mover_hand, "opponent_hand": s.opponent_hand,
-                "positions": s.positions, "win": s.win, "draw": s.draw,
-                "loss": s.loss, "max_win": s.max_win, "max_loss": s.max_loss, "max_plies": s.max_plies,
-                "slots": s.slots, "bytes": s.bytes_on_disk, "seconds": s.seconds, "cpu_seconds": s.cpu_seconds, "checksum": s.checksum,
-            }
-            for s in db.tiers()
-        ]
-        for r, s in zip(rows, db.tiers()):
-            if s.history is not None:  # the history rule: every state, and the side table's attrs
-                r["states"] = int(s.history["states"])
-                r["history"] = {k: v.item() if hasattr(v, "item") else v for k, v in s.history.items()}
-        rules = db.rules
-        ranks = _rank_distribution(db)
-    start = game_value(path, rules)
+    held = database_info(path, rules)
+    rows, rules, ranks, start = held.rows, held.rules, held.ranks, held.start
     game = None
     if start is not None:
         game = {
@@ -79,37 +64,6 @@ def info(db_path, rules_name, options, as_json):
         click.echo(f"{'rank':>6}  {'draws':>14}  settles in")
         for row in ranks["distribution"]:
             click.echo(f"{row['rank']:>6}  {row['draws']:>14,}  {' or '.join(row['settles_in'])}")
-
-
-def _rank_distribution(db) -> dict | None:
-    """The draws of each rank, over the database and per tier (the attributes ``morris rank``
-    stored with each tier's ranks); None where the database holds none."""
-    import json
-
-    from ..tiers import tier_name
-
-    state = db.ranks_state()
-    if state == "none":
-        return None
-    if state == "stale":
-        return {"state": state}
-    from ..ultra.secval import stored_secvals
-
-    sv = stored_secvals(db)
-    per_tier, total = {}, {}
-    for s in db.tiers():
-        hist = {int(r): int(n) for r, n in json.loads(db.rank_group(*s.tier).attrs["ranks"]).items()}
-        per_tier[s.name] = {str(r): n for r, n in sorted(hist.items())}
-        for r, n in hist.items():
-            total[r] = total.get(r, 0) + n
-    return {
-        "state": state, "virt_win": sv.virt_win, "virt_loss": sv.virt_loss,
-        "secvals": {tier_name(t): v for t, v in sv.values.items()},
-        "distribution": [
-            {"rank": r, "draws": n, "settles_in": [tier_name(t) for t in sv.tiers_worth(r)]} for r, n in sorted(total.items())
-        ],
-        "tiers": per_tier,
-    }
 
 
 @click.command()

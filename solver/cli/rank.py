@@ -28,25 +28,15 @@ def rank(db_path, rules_name, options, max_memory, dry_run, explicit, fresh, as_
     killed run resumes from the tiers it finished; where tiers with men in hand cycle (Lasker's
     rule) from a graph of the draws held in memory. A run whose largest group (or graph) would
     not fit is refused before any work."""
-    from ..storage.database import Database
-    from ..storage.lock import writer_lock
-    from ..ultra.store import check_rankable, estimate, gib, rank_database
+    from ..solve import rank_draws, rank_plan
     from .solve import parse_size
 
     limit = parse_size(max_memory) if max_memory else None
     path, rules = database_and_rules(rules_name, options, db_path)
-    with Database(path, rules) as db:  # a missing or mismatched file fails here
-        if dry_run:
-            show_plan(estimate(db, explicit), path, as_json)
-        est = check_rankable(db, limit, explicit)
     if dry_run:
-        return
+        return rank_plan(path, rules, limit, explicit, show=lambda est: show_plan(est, path, as_json))
     t0 = time.perf_counter()
-    echo = (lambda s: None) if as_json else click.echo
-    how = f"without a graph, {len(est.groups)} groups" if est.implicit else "over the draw graph"
-    echo(f"ranking the {est.draws:,} draws of {path} {how} (about {gib(est.bytes)} of memory)")
-    with writer_lock(path):
-        summary = rank_database(path, limit, echo, explicit, fresh)
+    summary = rank_draws(path, rules, limit, explicit, fresh, echo=(lambda s: None) if as_json else click.echo)
     secs = time.perf_counter() - t0
     out = summary.to_dict()
     if as_json:

@@ -1,18 +1,18 @@
 """``morris solve`` and ``morris bench``: the engine from the command line.
 
-The commands read their options, call the engine (``engine.costs.plan`` plans a run and refuses
-one that does not fit, ``engine.run`` and ``engine.cluster`` solve it, ``engine.costs.bench``
+The commands read their options, call the front door (``solver.solve``: it chooses the engine,
+plans a run and refuses one that does not fit, compiles the kernels, solves; ``engine.costs.bench``
 times the chain) and print: the plan's tables, progress bars, a summary or JSON lines."""
 
 from __future__ import annotations
 
 import re
-import time
 from functools import partial
 
 import click
 
 from ..errors import RulesError
+from ..solve import DEFAULT_MAX_MEN
 from .common import (
     db_option,
     echo_json,
@@ -24,8 +24,6 @@ from .common import (
     threads_option,
 )
 from .progress import RunBar, wanted
-
-DEFAULT_MAX_MEN = 4
 
 
 @click.command()
@@ -70,193 +68,94 @@ def solve(rules_name, options, max_men, whole_game, extended, db_path, threads, 
     A run whose peak memory would not fit is refused before any work (see --dry-run). At a
     terminal, a bar per pair and one over the whole run (positions per second, time left).
     """
-    from ..engine.costs.plan import capped_men, check_cluster, check_fits, plan_solve
-    from ..engine.order import check_solvable
-    from ..engine.run import Deadline
-    from ..engine.run import solve as run_solve
-    from ..storage.files import default_path
+    from .. import solve as front
 
     rules = get_rules(rules_name, options, history=True)
-    if extended and not whole_game:
-        raise RulesError("--extended goes with --whole-game")
-    if stop_after is not None and (cluster or rules.reclose != "allowed"):
-        raise RulesError(f"--stop-after does not go with {'--cluster' if cluster else 'the history rule (option reclose)'} yet")
-    deadline = None if stop_after is None else Deadline(stop_after)
-    if rules.reclose != "allowed":
-        return solve_history_rule(rules, max_men, whole_game, extended, db_path, threads, dry_run, max_memory, cluster, quiet, as_json)
-    if whole_game:
-        if max_men is not None:
-            raise RulesError("--whole-game solves every tier the game needs: leave out --max-men")
-        return solve_whole_game(rules, extended, db_path, threads, dry_run, max_memory, cluster, quiet, as_json, deadline)
-    if max_men is None:
-        max_men = capped_men(rules, DEFAULT_MAX_MEN)
-    check_solvable(rules, max_men)
-    check_cluster(cluster, threads)
-    db_path = db_path or default_path(rules)
-    limit = parse_size(max_memory) if max_memory else None
-    bars = wanted(quiet, as_json)
-    plan = plan_solve(
-        rules, max_men, db_path, limit, measure=dry_run, progress_bar=partial(RunBar, enabled=bars), cluster=cluster,
-        check=not dry_run,
+    request = front.SolveRequest(
+        rules, db_path, max_men, whole_game, extended, threads, parse_size(max_memory) if max_memory else None, cluster, stop_after,
     )
+    history = request.engine == front.HISTORY
+    bars = wanted(quiet, as_json)
     if dry_run:
-        show_plan(plan, db_path, as_json)
-        check_fits(plan, cluster)
-        return
+        return front.dry_run(request, partial(show_any_plan, request, as_json), progress_bar=partial(RunBar, enabled=bars))
+    plan = None if history else front.plan(request)  # (refuses a run that does not fit, before any work)
+    compiled = front.compile_kernels(request, plan)
+    if not as_json and (compiled.compiled or compiled.seconds):
+        click.echo(compiled.line())
+    # one bar over the run where its positions are known ahead: the moving phase, or any run on a cluster
+    overall_bar = plan is not None and (not whole_game or bool(cluster))
+    with RunBar(plan.positions_to_solve if overall_bar else 0, "whole game" if whole_game else "whole run", bars and overall_bar) as overall:
 
-    t0 = time.perf_counter()
-    with RunBar(plan.positions_to_solve, "whole run", bars) as overall:
-
-        def on_pair(rows):
+        def on_job(rows):
             if as_json:
-                echo_json(job_event("pair", rows))
+                moving = rows[0].stats.get("mover_hand", 0) == rows[0].stats.get("opponent_hand", 0) == 0
+                echo_json(job_event("pair" if (moving if history else not whole_game) else "tiers", rows))
             if not rows[0].skipped:
                 overall.advance(sum(r.stats["positions"] for r in rows))
 
         echo = (lambda line: None) if as_json else overall.echo
-        if cluster:
-            from ..engine.cluster import solve_on_cluster
-            from ..engine.order import moving_jobs
-
-            rows = solve_on_cluster(
-                rules, moving_jobs(rules, max_men), db_path, cluster, threads, echo=echo, on_job=on_pair,
-                job_bytes=plan.peak_bytes,
-            )
-        else:
-            rows = run_solve(rules, max_men, db_path, threads=threads, progress=bars, echo=echo, on_pair=on_pair, deadline=deadline)
-    report_rows(rows, time.perf_counter() - t0, db_path, rules, as_json, "subspaces", millions=True, **stopped(deadline))
+        result = front.solve(request, progress=bars, echo=echo, on_job=on_job, compiled=compiled, checked_plan=plan)
+    report(result, as_json)
 
 
-def stopped(deadline) -> dict:
-    """The summary's ``stopped`` (whether --stop-after left work for a rerun), where it was given."""
-    return {} if deadline is None else {"stopped": deadline.stopped}
-
-
-def solve_whole_game(rules, extended, db_path, threads, dry_run, max_memory, cluster, quiet, as_json, deadline=None):
-    """``morris solve --whole-game``: the moving phase the game needs, then the placing phase."""
-    from ..engine.costs.plan import check_cluster, check_fits, plan_whole_game
-    from ..engine.run import solve_whole
-    from ..query import game_value_line
-    from ..storage.files import default_path
-
-    check_cluster(cluster, threads)
-    db_path = db_path or default_path(rules)
-    limit = parse_size(max_memory) if max_memory else None
-    bars = wanted(quiet, as_json)
-    plan = plan_whole_game(
-        rules, extended, db_path, limit, measure=dry_run, progress_bar=partial(RunBar, enabled=bars), cluster=cluster,
-        check=not dry_run,
-    )
-    if dry_run:
-        if plan.moving is not None:
-            show_plan(plan.moving, db_path, as_json)
-        show_placing_plan(plan.placing, as_json)
-        check_fits(plan, cluster)
-        return
-    t0 = time.perf_counter()
-
-    def on_group(rows):
-        if as_json:
-            echo_json(job_event("tiers", rows))
-
-    if cluster:
-        from ..engine.cluster import solve_on_cluster
-        from ..engine.order import whole_game_jobs
-
-        with RunBar(plan.positions_to_solve, "whole game", bars) as overall:
-
-            def on_job(rows):
-                on_group(rows)
-                if not rows[0].skipped:
-                    overall.advance(sum(r.stats["positions"] for r in rows))
-
-            rows = solve_on_cluster(
-                rules, whole_game_jobs(rules, extended), db_path, cluster, threads,
-                echo=(lambda line: None) if as_json else overall.echo, on_job=on_job, job_bytes=plan.peak_bytes,
-            )
+def report(result, as_json: bool) -> None:
+    """The summary of a run (``solve.SolveResult``): a table and a line, or a JSON object."""
+    r = result.request
+    extra = {} if result.stopped is None else {"stopped": result.stopped}
+    if r.whole_game:
+        extra["game_value"] = result.game_value
+    # (--json: ``seconds`` the whole run's, compiling included, as before; ``solve_seconds`` the
+    # solving alone, which the text's rate is over)
+    compiled = result.compiled.seconds if result.compiled else 0.0
+    if as_json:
+        extra["seconds"] = round(compiled + result.seconds, 3)
+    extra.update(compile_seconds=round(compiled, 3), kernels_compiled=bool(result.compiled and result.compiled.compiled),
+                 solve_seconds=round(result.seconds, 3))
+    noun = "subspaces and tiers" if r.whole_game else "subspaces"
+    if r.engine == "history":
+        report_rows(result.rows, result.seconds, r.db_path, r.rules, as_json, noun, columns=("states", "seconds", "status"), **extra)
     else:
-        rows = solve_whole(
-            rules, db_path, extended, threads=threads, progress=bars,
-            echo=(lambda line: None) if as_json else click.echo, on_group=on_group, hold_bytes=plan.placing.hold_bytes,
-            deadline=deadline,
-        )
-    secs = time.perf_counter() - t0
-    line = None if deadline is not None and deadline.stopped else game_value_line(db_path, rules)
-    report_rows(rows, secs, db_path, rules, as_json, "subspaces and tiers", game_value=line, **stopped(deadline))
-    if line and not as_json:
-        click.echo(line)
+        report_rows(result.rows, result.seconds, r.db_path, r.rules, as_json, noun, millions=not r.whole_game, **extra)
+    if result.game_value and not as_json:
+        click.echo(result.game_value)
 
 
-def solve_history_rule(rules, max_men, whole_game, extended, db_path, threads, dry_run, max_memory, cluster, quiet, as_json):
-    """``morris solve -o reclose=...``: the history rule's engine (``history.run``), in memory."""
-    from ..engine.costs.plan import capped_men, mib
-    from ..history.run import check_memory, moving_subspaces, solve_history
-    from ..history.solve import closure
-    from ..history.tables import check_supported
-    from ..query import game_value_line
-    from ..storage.files import default_path
+def show_any_plan(request, as_json: bool, plan) -> None:
+    """``--dry-run``: the history rule's plan, the whole game's, or the moving phase's."""
+    from ..solve import HistoryPlan
 
-    check_supported(rules)
-    for given, flag in ((extended, "--extended"), (cluster, "--cluster")):
-        if given:
-            raise RulesError(f"{flag} does not go with the history rule (option reclose) yet")
-    if whole_game and max_men is not None:
-        raise RulesError("--whole-game solves every tier the game needs: leave out --max-men")
-    if not whole_game and max_men is None:
-        max_men = capped_men(rules, DEFAULT_MAX_MEN)
-    db_path = db_path or default_path(rules)
-    subs = moving_subspaces(rules, max_men, whole_game)
-    if dry_run:
-        from ..machine import machine_memory
-        from ..history.checkpoint import SAVE_STATE
-        from ..history.plan import plan as history_plan
-        from ..history.run import estimate_bytes, estimate_seconds
+    if isinstance(plan, HistoryPlan):
+        show_history_plan(plan, as_json)
+    elif request.whole_game:
+        if plan.moving is not None:
+            show_plan(plan.moving, request.db_path, as_json)
+        show_placing_plan(plan.placing, as_json)
+    else:
+        show_plan(plan, request.db_path, as_json)
 
-        groups = history_plan(rules, subs)  # (sampled once for the memory and the time)
-        (need, states, largest), allowed = estimate_bytes(rules, subs, groups), parse_size(max_memory) if max_memory else machine_memory()
-        plan = {
-            "event": "plan", "rules": rules.to_dict(), "database": str(db_path), "subspaces": len(closure(rules, subs)),
-            "states": round(states), "peak_bytes": need, "memory_bytes": allowed,
-            # a long group's levels saved beside the database (twice that while a save replaces the last)
-            "checkpoint_bytes": round(SAVE_STATE * largest),
-        }
-        plan.update(estimate_seconds(rules, groups, whole_game, db_path))
-        if as_json:
-            echo_json(plan)
-        else:
-            click.echo(
-                f"plan: {rules.describe()} (the history rule) into {db_path}: {plan['subspaces']} moving subspaces"
-                + (" and the placing phase (plain positions)" if whole_game else "")
-                + f"; about {plan['states']:,} states (estimated from a sample), one group at a time with what "
-                f"its removals read: about {mib(need):,} MiB at the peak, of {mib(allowed):,} MiB allowed; "
-                f"a long group's levels saved beside the database: up to about {mib(2 * plan['checkpoint_bytes']):,} MiB of disk while a save is made"
-            )
-            if "seconds" in plan:
-                click.echo(
-                    f"estimated time: {plan['seconds'] / 60:,.1f} min left to solve"
-                    + (f" ({plan['moving_seconds'] / 60:,.1f} min for the moving phase's states, {plan['placing_seconds'] / 60:,.1f} min "
-                       "for the placing phase)" if whole_game else "")
-                    + f": {plan['rate_source']}"
-                )
-        check_memory(rules, subs, parse_size(max_memory) if max_memory else None, groups)
+
+def show_history_plan(hplan, as_json: bool) -> None:
+    """The history rule's plan (``solve.HistoryPlan``): its JSON object, or two lines."""
+    from ..engine.costs.plan import mib
+
+    plan, rules, whole_game = hplan.data, hplan.request.rules, hplan.request.whole_game
+    if as_json:
+        echo_json(plan)
         return
-    t0 = time.perf_counter()
-
-    def on_group(rows):
-        if as_json:
-            echo_json(job_event("pair" if rows[0].stats["mover_hand"] == rows[0].stats["opponent_hand"] == 0 else "tiers", rows))
-
-    rows = solve_history(
-        rules, db_path, max_men, whole_game, threads, parse_size(max_memory) if max_memory else None,
-        progress=wanted(quiet, as_json), echo=(lambda line: None) if as_json else click.echo, on_group=on_group,
+    click.echo(
+        f"plan: {rules.describe()} (the history rule) into {plan['database']}: {plan['subspaces']} moving subspaces"
+        + (" and the placing phase (plain positions)" if whole_game else "")
+        + f"; about {plan['states']:,} states (estimated from a sample), one group at a time with what "
+        f"its removals read: about {mib(plan['peak_bytes']):,} MiB at the peak, of {mib(plan['memory_bytes']):,} MiB allowed; "
+        f"a long group's levels saved beside the database: up to about {mib(2 * plan['checkpoint_bytes']):,} MiB of disk while a save is made"
     )
-    for r in rows:
-        r.stats.setdefault("states", r.stats["positions"])  # (a tier with men in hand: plain positions)
-    line = game_value_line(db_path, rules) if whole_game else None
-    noun = "subspaces and tiers" if whole_game else "subspaces"
-    report_rows(rows, time.perf_counter() - t0, db_path, rules, as_json, noun, columns=("states", "seconds", "status"), **({"game_value": line} if whole_game else {}))
-    if line and not as_json:
-        click.echo(line)
+    if "seconds" in plan:
+        click.echo(
+            f"estimated time: {plan['seconds'] / 60:,.1f} min left to solve"
+            + (f" ({plan['moving_seconds'] / 60:,.1f} min for the moving phase's states, {plan['placing_seconds'] / 60:,.1f} min "
+               "for the placing phase)" if whole_game else "")
+            + f": {plan['rate_source']}"
+        )
 
 
 def job_event(kind: str, rows) -> dict:

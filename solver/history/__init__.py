@@ -7,8 +7,11 @@ over states that carry the side to move's active ban and the opponent's pending 
 - ``states``: the states of a subspace, numbered slot by slot (a byte per slot: its states), and
   ranking a state; the stored layout (plain slots, then a side table of keys) and back;
 - ``kernels``: one group (a subspace and its twin) solved by counts and un-moves, level by level;
-- ``solve``: the order of the groups and the arrays they hand each other; ``verify``: a forward
-  check of every state; ``plan``: states and memory per group, estimated;
-- ``run``, ``store``, ``query``, ``check``: ``morris solve``, the database, lookups and ``morris
-  verify`` under the history rule.
+- ``layout``: the arrays states are held in (``HistorySubspace``, ``Store``) and the stored
+  layout; ``groups``: the order of the groups and what their removals read;
+- ``solve``: the groups solved, each handing its arrays to the later ones; ``verify``: a forward
+  check of every state (a kernel of its own); ``plan``: states and memory per group, estimated;
+- ``run`` and ``write``: ``morris solve`` into a database; ``store``, ``query``, ``check``: the
+  database read back, lookups and ``morris verify``, which load none of the solver's kernels
+  (``kernels``, ``solve``, ``engine``).
 """

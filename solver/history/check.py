@@ -1,18 +1,24 @@
 """``morris verify`` under the history rule, one moving subspace at a time: its checksums (the
 plain slots' and the side table's, streamed from the file), then every state by
-``solve.count_wrong`` (each state's stored value against its legal moves' successors,
-independent of the solver). For each subspace only it and the subspaces its moves reach are read
+``count_wrong`` (each state's stored value against its legal moves' successors, by
+``verify.check_half``, independent of the solver: this module loads no solver kernel). For each subspace only it and the subspaces its moves reach are read
 back (``store.load_store``): at 9 men the moving phase's states do not fit in memory at once.
 The tiers with men in hand are plain positions, which the plain verifier checks
 (``verify.check``)."""
 
 from __future__ import annotations
 
-from ..errors import MorrisError
+import numpy as np
+
+from ..errors import MorrisError, RulesError
+from ..index.tables import board_index
+from ..rules.rulesets import RuleSet
+from ..rules.tables import game_tables
 from ..storage.files import checksum_pieces, history_checksum_pieces
 from ..tiers import removal_depth
-from .solve import count_wrong
+from .layout import HistorySubspace, Store
 from .store import load_store, pieces
+from .tables import history_tables, plain_rules
 
 
 class MovingCheck:
@@ -51,3 +57,25 @@ def reached(a: int, b: int, depth: int, present) -> list[tuple[int, int]]:
     as the error of a successor not found."""
     out = [(a, b)] + [(b - k, a) for k in range(depth + 1)]
     return [t for i, t in enumerate(out) if t in present and t not in out[:i]]
+
+
+def verify_moving(rules: RuleSet, moving: dict[tuple[int, int], HistorySubspace]) -> dict[tuple[int, int], int]:
+    """``count_wrong`` over every subspace: {subspace: states whose value is wrong}."""
+    store = Store(list(moving.values()))
+    return {(a, b): count_wrong(rules, store, a, b) for a, b in moving}
+
+
+def count_wrong(rules: RuleSet, store: Store, a: int, b: int) -> int:
+    """The states of subspace (a, b) whose stored value is not the one their moves give
+    (``verify.check_half``), from the values of ``store``, which must hold every subspace a move
+    from (a, b) reaches."""
+    from .verify import check_half  # (numba compiles the check on first use, not on import)
+
+    states = store.states_of[a, b]
+    bad = np.zeros(states, dtype=np.bool_)
+    err = np.zeros(3, np.int64)
+    check_half(a, b, *store.args(), store.values, history_tables(rules), board_index(rules.board).tables, game_tables(plain_rules(rules)), bad, err)
+    if err.any():
+        raise RulesError(f"history verify: a successor of subspace {a}-{b} missing from the subspaces read ({err.tolist()})")
+    return int(bad.sum())
+

@@ -44,8 +44,8 @@ from ..rules.bits import ctz, popcount
 from ..rules.movegen import MAX_MOVES, OPT_FULL_DRAW, apply_move, generate_moves
 from .records import closes, flies, forbids, image_of, list_records, live, made, point_of
 from .states import (
-    B0, BLOCK_BITS, C0, MAX_CODES, MAX_RECORDS, PEND_MASK, V0, admissible, canonical_position, canonical_with, first_state, mapped_sorted,
-    mover_setup, position_codes, rank_in_lists, scratch, slot_states, state_number,
+    B0, BLOCK_BITS, C0, ERR_OVERFLOW, ERR_PRED, ERR_SUCC, MAX_CODES, MAX_RECORDS, PEND_MASK, V0, admissible, canonical_position,
+    canonical_with, first_state, mapped_sorted, mover_setup, position_codes, rank_in_lists, scratch, slot_states, state_number,
 )
 from .tables import CODE_BITS
 
@@ -60,9 +60,6 @@ MAX_PREDS = 1 << 14
 MAX_UNMOVES = 1024  # un-moves of one position (24 points x 23 flights at most)
 MAX_COUNT = 250
 UNKNOWN = 255  # count: not computed yet (a win reaching the state computes it)
-# errors counted by the kernels: a successor or predecessor state that its store lacks, a buffer
-# or a count too small
-ERR_SUCC, ERR_PRED, ERR_OVERFLOW = range(3)
 assert PENDING > PEND_NOLOSS > PEND_BASE
 
 

@@ -27,7 +27,7 @@ import numpy as np
 from ..index.kernels import is_canonical_pair, unrank_position
 from ..index.tables import board_index
 from ..rules.rulesets import RuleSet
-from .solve import closure, moving_groups, removal_targets
+from .groups import closure, moving_groups, removal_targets
 from .states import position_codes, scratch
 from .tables import history_tables
 

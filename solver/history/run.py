@@ -17,7 +17,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..engine.costs.plan import mib
-from ..engine.kernels.codes import tally
 from ..engine.order import check_solvable, pairs_up_to, placing_groups, placing_jobs
 from ..engine.run import SolveRow, Stage, run_stages, stats_of
 from ..errors import PlanError
@@ -30,11 +29,33 @@ from ..storage.lock import writer_lock
 from ..storage.write import relink
 from ..tiers import whole_game_tiers
 from .checkpoint import Checkpoint, checkpoint_dir, saved_on_signal
-from .solve import closure, moving_groups, solve_moving
+from .groups import closure, moving_groups
+from .solve import solve_moving
 from .store import DatabaseInputs
-from .write import write_half
 from .tables import check_supported, plain_rules
+from .write import subspace_stats_of, with_states, write_half
 
+
+_warm = False
+
+
+def warm_up(rules: RuleSet, whole_game: bool = False) -> None:
+    """Compile (or load from numba's cache) the kernels a history-rule run calls, once per process:
+    the numbering, judging, levels and stored layout of the six board's 3-3 under ``rules``' history
+    rule (milliseconds of solving), and with ``whole_game`` the placing phase's (``engine.placing``)."""
+    global _warm
+    import numba
+
+    from ..engine import placing
+    from ..rules.rulesets import get_rules, with_options
+
+    if not _warm and not numba.config.DISABLE_JIT:
+        six = with_options(get_rules("six"), {"reclose": rules.reclose})
+        for h in solve_moving(six, [(3, 3)]).values():
+            subspace_stats_of(h.a, h.b, h.values[: h.slots], h.values[h.slots :], 0.0, 0.0)
+        _warm = True
+    if whole_game:
+        placing.warm_up()
 
 
 def moving_subspaces(rules: RuleSet, max_men: int | None, whole_game: bool) -> list[tuple[int, int]]:
@@ -113,35 +134,6 @@ def wide_inputs_check(rules: RuleSet, subspaces, limit: int | None):
             )
 
     return check
-
-
-def _side_stats(plain, side) -> dict:
-    p, r = tally(plain), tally(side)
-    return {
-        "states": int(p[0] + r[0]), "win": int(p[1] + r[1]), "draw": int(p[2] + r[2]), "loss": int(p[3] + r[3]),
-        "max_win": int(max(p[4], r[4])), "max_loss": int(max(p[5], r[5])),
-    }
-
-
-def _plain_stats(a: int, b: int, plain, seconds: float, cpu: float) -> dict:
-    pos, win, draw, loss, max_win, max_loss = (int(x) for x in tally(plain))
-    return {
-        "mover": a, "opponent": b, "mover_hand": 0, "opponent_hand": 0, "positions": pos, "slots": len(plain),
-        "win": win, "draw": draw, "loss": loss, "max_win": max_win, "max_loss": max_loss,
-        "max_plies": max(max_win, max_loss), "seconds": round(seconds, 3), "cpu_seconds": round(cpu, 3),
-    }
-
-
-def subspace_stats_of(a: int, b: int, plain, side, seconds: float, cpu: float) -> tuple[dict, dict]:
-    """(the plain positions' statistics, the side table's tallies over every state) from the
-    stored layout: ``plain`` the plain slots, ``side`` the side table's values."""
-    return _plain_stats(a, b, plain, seconds, cpu), _side_stats(plain, side)
-
-
-def with_states(stats: dict, history: dict | None) -> dict:
-    """A row's statistics with the states of its side table (``states``: positions and the states
-    with a record)."""
-    return dict(stats, states=int(history["states"]) if history else stats["positions"])
 
 
 def solve_history(

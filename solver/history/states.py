@@ -33,6 +33,9 @@ CODE_MASK = (1 << KEY_SHIFT) - 1
 PEND_MASK = (1 << CODE_BITS) - 1
 MAX_RECORDS = 512  # records of one side in one position (24 points x 15 mill sets at most)
 MAX_CODES = 255  # states of one slot, as a byte (the 9-men games have at most about 70)
+# errors counted by the kernels (the solver's and the forward check's): a successor or
+# predecessor state that its store lacks, a buffer or a count too small
+ERR_SUCC, ERR_PRED, ERR_OVERFLOW = range(3)
 BLOCK_BITS = 5
 CHUNK = 1024
 V0, SLOTS, C0, B0 = range(4)

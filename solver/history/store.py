@@ -17,7 +17,7 @@ import numpy as np
 
 from ..index import board_index
 from ..rules.rulesets import RuleSet
-from .solve import HistorySubspace, Store
+from .layout import HistorySubspace, Store
 from .states import KEY_SHIFT, canonical_state
 from .tables import history_tables
 

@@ -14,10 +14,9 @@ from ..jit import called, prefetch
 from ..rules.bits import popcount
 from ..rules.movegen import MAX_MOVES, OPT_FULL_DRAW, apply_move, generate_moves
 from . import records, states
-from .kernels import ERR_SUCC
 from .records import forbids, image_of, live, made, point_of
 from .states import (
-    B0, BLOCK_BITS, C0, MAX_CODES, MAX_RECORDS, PEND_MASK, SLOTS, V0, find_code, first_state, mapped_sorted, pair_codes, scratch, slot_states,
+    B0, BLOCK_BITS, C0, ERR_SUCC, MAX_CODES, MAX_RECORDS, PEND_MASK, SLOTS, V0, find_code, first_state, mapped_sorted, pair_codes, scratch, slot_states,
 )
 from .tables import CODE_BITS
 

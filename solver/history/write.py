@@ -17,11 +17,12 @@ from pathlib import Path
 import h5py
 import numpy as np
 
+from ..engine.kernels.codes import tally
 from ..rules.rulesets import RuleSet
 from ..storage import chunks
 from ..storage.files import HISTORY_FORMAT, _write_atomic, chunked_dataset, _write_dataset, _write_header, fsync_path, subspace_dir, subspace_file, subspace_name
 from ..storage.write import link_subspaces
-from .solve import HistorySubspace
+from .layout import HistorySubspace
 
 PIECE_CHUNKS = 1 << 12  # chunks of 1,024 slots made at a time: 4 M slots, some 8 M keys (64 MB)
 
@@ -61,8 +62,6 @@ class _Chunks:
 def write_half(path: Path, rules: RuleSet, h: HistorySubspace, seconds: float, cpu: float) -> tuple[dict, dict]:
     """Write ``h`` into its subspace file of the database at ``path`` and link it; returns (the
     plain positions' statistics, the side table's attrs)."""
-    from .run import subspace_stats_of
-
     name = subspace_name(h.a, h.b)
     canon_before, nx = h.side_offsets()
     plain = np.empty(h.slots, np.uint16)
@@ -102,3 +101,32 @@ def write_half(path: Path, rules: RuleSet, h: HistorySubspace, seconds: float, c
     _write_atomic(subspace_file(path, name), fill)
     link_subspaces(path, rules)
     return out["stats"], out["side"]
+
+
+def _side_stats(plain, side) -> dict:
+    p, r = tally(plain), tally(side)
+    return {
+        "states": int(p[0] + r[0]), "win": int(p[1] + r[1]), "draw": int(p[2] + r[2]), "loss": int(p[3] + r[3]),
+        "max_win": int(max(p[4], r[4])), "max_loss": int(max(p[5], r[5])),
+    }
+
+
+def _plain_stats(a: int, b: int, plain, seconds: float, cpu: float) -> dict:
+    pos, win, draw, loss, max_win, max_loss = (int(x) for x in tally(plain))
+    return {
+        "mover": a, "opponent": b, "mover_hand": 0, "opponent_hand": 0, "positions": pos, "slots": len(plain),
+        "win": win, "draw": draw, "loss": loss, "max_win": max_win, "max_loss": max_loss,
+        "max_plies": max(max_win, max_loss), "seconds": round(seconds, 3), "cpu_seconds": round(cpu, 3),
+    }
+
+
+def subspace_stats_of(a: int, b: int, plain, side, seconds: float, cpu: float) -> tuple[dict, dict]:
+    """(the plain positions' statistics, the side table's tallies over every state) from the
+    stored layout: ``plain`` the plain slots, ``side`` the side table's values."""
+    return _plain_stats(a, b, plain, seconds, cpu), _side_stats(plain, side)
+
+
+def with_states(stats: dict, history: dict | None) -> dict:
+    """A row's statistics with the states of its side table (``states``: positions and the states
+    with a record)."""
+    return dict(stats, states=int(history["states"]) if history else stats["positions"])

@@ -431,10 +431,10 @@ def test_warm_up_takes_the_compiled_move_generator_with_the_same_answers(tmp_pat
     texts = ["........................ w 9 9", "W:d2 B: b 8 9", "W:a1,d2 B:g7 b 7 8"]
     with open_database(tmp_path / "none.h5", rules) as plain, open_database(tmp_path / "none.h5", rules) as warm:
         warm.warm_up()
-        assert warm._looked_up >= PLAIN_POSITIONS and plain._looked_up == 0
+        assert warm._movegen.looked_up >= PLAIN_POSITIONS and plain._movegen.looked_up == 0
         for text in texts:
             a, b = plain.analyse(text), warm.analyse(text)
             assert (a.probe, [(m.notation, m.value, m.plies) for m in a.moves]) == (
                 b.probe, [(m.notation, m.value, m.plies) for m in b.moves])
-        assert plain._looked_up < PLAIN_POSITIONS  # (the comparison above ran the plain generator)
+        assert plain._movegen.looked_up < PLAIN_POSITIONS  # (the comparison above ran the plain generator)
         assert warm.analyse(start_position(rules)).probe.value == "draw"

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from solver import open_database
-from solver import query as query_module
+from solver.query import movegen as query_movegen
 from solver.index import cache
 from solver.index.plain import PlainIndex, plain_index
 from solver.index.tables import BoardIndex
@@ -130,8 +130,8 @@ def test_plain_and_compiled_lookups_agree(six_db, monkeypatch):
         positions.append(f"{''.join('W' if white >> i & 1 else 'B' if black >> i & 1 else '.' for i in range(n))} {side}")
     with open_database(six_db) as db:
         plain = [db.analyse(p) for p in positions[:40]]  # one at a time: the plain path
-        assert db._looked_up <= query_module.PLAIN_POSITIONS
-    monkeypatch.setattr(query_module, "PLAIN_POSITIONS", 0)
+        assert db._movegen.looked_up <= query_movegen.PLAIN_POSITIONS
+    monkeypatch.setattr(query_movegen, "PLAIN_POSITIONS", 0)
     with open_database(six_db) as db:
         compiled_ = db.analyse_many(positions)
     assert plain == compiled_[:40]

@@ -23,6 +23,7 @@ from solver.storage import files as storage
 from solver.storage.database import Database
 from solver.storage.files import exists, subspace_dir, subspace_file
 from solver.storage.write import add_subspaces, copy_database
+from solver.storage.writer import write_subspace
 
 STANDARD = make_rules("standard")
 quiet = {"progress": False, "echo": lambda s: None}
@@ -107,7 +108,7 @@ def test_subspace_file_not_yet_linked_is_read_and_linked_without_solving(std_db,
     with Database(std_db) as db:
         for a, b in ((3, 4), (4, 3)):
             stats = {key: getattr(db.info(a, b), key) for key in storage.STAT_KEYS}
-            storage.write_subspace(path, STANDARD, db.values(a, b), stats)  # the first step alone
+            write_subspace(path, STANDARD, db.values(a, b), stats)  # the first step alone
     with h5py.File(path) as f:
         assert sorted(f["subspaces"]) == ["3-3"]
     assert sorted(checksums(path)) == ["3-3", "3-4", "4-3"]

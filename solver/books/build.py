@@ -12,7 +12,8 @@ import numpy as np
 
 from ..errors import DatabaseError, MismatchError
 from ..storage.database import Database
-from ..storage.files import STAT_KEYS, _write_atomic, _write_header, checksum, open_h5, subspaces_group
+from ..storage.files import STAT_KEYS, checksum, open_h5
+from ..storage.writer import chunked_dataset, write_atomic, write_header, write_stats
 from ..tiers import Tier, parse_tier, tier_name, whole_game_tiers
 
 LEVEL = 9  # gzip: a book is written once and shipped, so the smallest file wins
@@ -50,20 +51,15 @@ def build_book(db_path: str | os.PathLike, out: str | os.PathLike, min_hand: int
         digest = hashlib.sha256()
 
         def fill(f: h5py.File) -> None:
-            _write_header(f, rules)
+            write_header(f, rules)
             group = f["subspaces"]
             for t in tiers:
                 info = db.info(*t)
                 values = db.values(*t)
                 if checksum(values) != info.checksum:
                     raise DatabaseError(f"tier {info.name} of {db_path} does not match its stored checksum: not copied")
-                ds = group.create_dataset(
-                    info.name, data=values, chunks=(min(CHUNK, max(1, values.shape[0])),), compression="gzip",
-                    compression_opts=LEVEL, shuffle=True,
-                )
-                for key in STAT_KEYS:
-                    ds.attrs[key] = getattr(info, key)
-                ds.attrs["checksum"] = info.checksum
+                ds = chunked_dataset(group, info.name, values.shape[0], values.dtype, data=values, chunk=CHUNK, level=LEVEL)
+                write_stats(ds, {key: getattr(info, key) for key in STAT_KEYS}, info.checksum)
                 sources[info.name] = info.checksum
                 digest.update(np.ascontiguousarray(values, dtype="<u2").tobytes())
                 summary["positions"] += info.positions
@@ -77,7 +73,7 @@ def build_book(db_path: str | os.PathLike, out: str | os.PathLike, min_hand: int
             f.attrs["book_checksum"] = "sha256:" + digest.hexdigest()
 
         out.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomic(out, fill)
+        write_atomic(out, fill)
     with open_h5(out) as f:
         summary["checksum"] = str(f.attrs["book_checksum"])
     summary["bytes"] = out.stat().st_size

@@ -20,7 +20,8 @@ import numpy as np
 from ..engine.kernels.codes import tally
 from ..rules.rulesets import RuleSet
 from ..storage import chunks
-from ..storage.files import HISTORY_FORMAT, _write_atomic, chunked_dataset, _write_dataset, _write_header, fsync_path, subspace_dir, subspace_file, subspace_name
+from ..storage.files import HISTORY_FORMAT, subspace_dir, subspace_file, subspace_name
+from ..storage.writer import chunked_dataset, fsync_path, write_atomic, write_dataset, write_header
 from ..storage.write import link_subspaces
 from .layout import HistorySubspace
 
@@ -69,7 +70,7 @@ def write_half(path: Path, rules: RuleSet, h: HistorySubspace, seconds: float, c
     out: dict = {}
 
     def fill(f: h5py.File) -> None:
-        _write_header(f, rules)
+        write_header(f, rules)
         g = f.require_group("history").create_group(name)
         digest = hashlib.sha256()  # (the side table's checksum: the keys, then the values)
         keys = _Chunks(chunked_dataset(g, "keys", nx, np.int64), digest)
@@ -85,7 +86,7 @@ def write_half(path: Path, rules: RuleSet, h: HistorySubspace, seconds: float, c
         vals.add(xvals)
         vals.close()
         stats, side = subspace_stats_of(h.a, h.b, plain, xvals, seconds, cpu)
-        _write_dataset(f["subspaces"], name, plain, stats)
+        write_dataset(f["subspaces"], name, plain, stats)
         g.attrs["history_format"] = HISTORY_FORMAT
         g.attrs["reclose"] = rules.reclose
         g.attrs["keys"] = nx
@@ -98,7 +99,7 @@ def write_half(path: Path, rules: RuleSet, h: HistorySubspace, seconds: float, c
     if not folder.is_dir():
         folder.mkdir(parents=True, exist_ok=True)
         fsync_path(folder.parent)
-    _write_atomic(subspace_file(path, name), fill)
+    write_atomic(subspace_file(path, name), fill)
     link_subspaces(path, rules)
     return out["stats"], out["side"]
 

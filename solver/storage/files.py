@@ -37,7 +37,7 @@ file that links every subspace file in ``X.h5.d/``: nothing written before is re
 again, so a run writes each subspace once.
 
 Crash safety: every file is written under a temporary name (``.<name>.<pid>.tmp`` in the same folder),
-fsynced and renamed over its real name, so a file under a real name is complete; temporary files
+fsynced and renamed over its real name (``writer.write_atomic``), so a file under a real name is complete; temporary files
 are never read, and the next writer removes them. A kill between a subspace file and the main file
 leaves a subspace file not yet linked: ``Database`` reads the main file's links and every subspace
 file in ``X.h5.d/``, and the next ``solve`` links it (``relink``).
@@ -53,8 +53,6 @@ import functools
 import hashlib
 import json
 import os
-import time
-from collections.abc import Callable
 from itertools import chain
 from pathlib import Path
 
@@ -64,7 +62,6 @@ import numpy as np
 from ..errors import DatabaseError, MismatchError
 from ..rules.rulesets import RuleSet
 from ..tiers import parse_tier, tier_name
-from . import chunks
 
 FORMAT = "morris-db"
 FORMAT_VERSION = 3
@@ -182,16 +179,6 @@ def exists(path: str | os.PathLike) -> bool:
     return path.exists() or bool(subspace_files(path)) or bool(v1_parts(path))
 
 
-def _write_header(f: h5py.File, rules: RuleSet, created: str | None = None) -> None:
-    f.attrs["format"] = FORMAT
-    f.attrs["format_version"] = FORMAT_VERSION
-    f.attrs["rules"] = json.dumps(rules.to_dict(), sort_keys=True)
-    f.attrs["index_scheme"] = INDEX_SCHEME
-    f.attrs["code_version"] = code_version()
-    f.attrs["created"] = created or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    f.require_group("subspaces")
-
-
 def check_header(f: h5py.File, path: Path, rules: RuleSet | None) -> RuleSet:
     if f.attrs.get("format") != FORMAT:
         raise DatabaseError(f"{path} is not a morris database (no format={FORMAT!r} attribute)")
@@ -229,107 +216,6 @@ def subspaces_group(f: h5py.File, path: Path) -> h5py.Group:
     return group
 
 
-def chunked_dataset(group: h5py.Group, name: str, n: int, dtype) -> h5py.Dataset:
-    """An empty dataset of n values, chunked, gzip + shuffle: what ``chunks.write_values`` fills."""
-    return group.create_dataset(
-        name,
-        shape=(n,),
-        dtype=dtype,
-        chunks=(min(CHUNK, max(1, n)),),
-        compression="gzip",
-        compression_opts=chunks.LEVEL,  # (what HDF5 would write with; chunks.py writes ISA-L)
-        shuffle=True,
-    )
-
-
-def _chunked(group: h5py.Group, name: str, values: np.ndarray) -> tuple[h5py.Dataset, str]:
-    """``values`` as a chunked dataset (gzip + shuffle, ``chunks.write_values``) and its checksum."""
-    ds = chunked_dataset(group, name, values.shape[0], values.dtype)
-    return ds, chunks.write_values(ds, values)
-
-
-def _write_dataset(group: h5py.Group, name: str, values: np.ndarray, stats: dict) -> None:
-    ds, digest = _chunked(group, name, values)
-    for key in STAT_KEYS:
-        ds.attrs[key] = stats.get(key, 0) if key.endswith("_hand") else stats[key]
-    ds.attrs["checksum"] = digest
-
-
-def _write_history(f: h5py.File, rules: RuleSet, name: str, side: dict) -> None:
-    """``/history/<name>``: the keys and values of the states with a record, and their tallies
-    (``side``: keys, values and HISTORY_STAT_KEYS)."""
-    g = f.require_group("history").create_group(name)
-    keys = np.ascontiguousarray(side["keys"], dtype=np.int64)
-    values = np.ascontiguousarray(side["values"], dtype=np.uint16)
-    _chunked(g, "keys", keys)
-    _chunked(g, "values", values)
-    g.attrs["history_format"] = HISTORY_FORMAT
-    g.attrs["reclose"] = rules.reclose
-    g.attrs["keys"] = len(keys)
-    for key in HISTORY_STAT_KEYS:
-        g.attrs[key] = side[key]
-    g.attrs["checksum"] = history_checksum(keys, values)
-
-
-def fsync_path(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)  # a folder too: that makes a rename in it durable
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _temporary(final: Path) -> Path:
-    # The process id keeps two processes apart (cluster workers may write the same subspace when
-    # a task is redone after its worker was lost), so neither renames the other's unfinished file.
-    return final.with_name(f".{final.name}.{os.getpid()}.tmp")
-
-
-def _write_atomic(final: Path, fill: Callable[[h5py.File], None]) -> None:
-    """Write an HDF5 file under a temporary name, fsync it, rename it to ``final``."""
-    tmp = _temporary(final)
-    try:
-        with h5py.File(tmp, "w") as f:
-            fill(f)
-        fsync_path(tmp)
-        os.replace(tmp, final)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    fsync_path(final.parent)
-
-
-def write_subspace(path: Path, rules: RuleSet, values: np.ndarray, stats: dict, side: dict | None = None) -> None:
-    """One subspace's file; ``side``: its history-rule side table (``_write_history``), which a
-    moving subspace of a history database must have."""
-    name = subspace_name(stats["mover"], stats["opponent"], stats.get("mover_hand", 0), stats.get("opponent_hand", 0))
-    moving = not (stats.get("mover_hand", 0) or stats.get("opponent_hand", 0))
-    if (side is not None) != (is_history(rules) and moving):
-        raise ValueError(f"subspace {name}: a history rule's moving subspace, and it alone, has a side table")
-
-    def fill(f: h5py.File) -> None:
-        _write_header(f, rules)
-        _write_dataset(f["subspaces"], name, values, stats)
-        if side is not None:
-            _write_history(f, rules, name, side)
-
-    _write_atomic(subspace_file(path, name), fill)
-
-
-def copy_subspace(path: Path, rules: RuleSet, name: str, source: Path) -> None:
-    """Copy subspace ``name`` from ``source`` (a subspace file, or a version 1 main or part file)
-    into its own subspace file of the database at ``path``, compressed chunks as they are."""
-
-    def fill(f: h5py.File) -> None:
-        with open_h5(source) as src:
-            _write_header(f, rules, str(src.attrs.get("created", "")) or None)
-            src.copy(src["subspaces"][name], f["subspaces"], name)
-            if "history" in src and name in src["history"]:
-                src.copy(src["history"][name], f.require_group("history"), name)
-
-    _write_atomic(subspace_file(path, name), fill)
-
-
 def main_file(path: Path) -> tuple[int | None, str | None, dict[str, str | None]]:
     """The main file's format version, creation time and links (name: the external link's file
     name, None for a dataset held inline); (None, None, {}) where there is no main file."""
@@ -342,34 +228,3 @@ def main_file(path: Path) -> tuple[int | None, str | None, dict[str, str | None]
             link = f["subspaces"].get(name, getlink=True)
             links[name] = link.filename if isinstance(link, h5py.ExternalLink) else None
         return int(f.attrs["format_version"]), str(f.attrs.get("created", "")) or None, links
-
-
-def write_main(path: Path, rules: RuleSet, created: str | None, extra: dict | None = None) -> None:
-    """A new main file linking every subspace file in ``X.h5.d/``, renamed over the old one, with
-    the root attributes ``extra`` (``morris rank``'s ``ultra_*``, ``storage.ranks``) besides the
-    header: a solve writes none, so the draw ranks of a database it adds to are dropped (they
-    depend on every tier's statistics) until ``morris rank`` runs again."""
-    names = sorted(subspace_files(path))
-    extra = extra or {}
-
-    def fill(f: h5py.File) -> None:
-        _write_header(f, rules, created)
-        for key, value in extra.items():
-            f.attrs[key] = value
-        for name in names:
-            f["subspaces"][name] = h5py.ExternalLink(link_target(path, name), f"/subspaces/{name}")
-            if is_history(rules) and not any(parse_tier(name)[2:]):
-                f.require_group("history")[name] = h5py.ExternalLink(link_target(path, name), f"/history/{name}")
-
-    _write_atomic(path, fill)
-
-
-def remove_temporaries(path: Path) -> None:
-    stale = list(path.parent.glob(f".{path.name}.*tmp")) if path.parent.is_dir() else []
-    for folder in (subspace_dir(path), parts_dir(path)):
-        if folder.is_dir():
-            stale += [p for p in folder.iterdir() if p.name.startswith(".") and p.name.endswith(".tmp")]
-    for p in stale:
-        p.unlink(missing_ok=True)
-
-

@@ -18,8 +18,8 @@ Layout (the README's "Database layout" says the same for h5py users), optional, 
                                 int16), code_version, secvals (``secvals_tag``: "sha256:" of
                                 the main file's ultra_secval text they were computed with)
 
-Both datasets are chunked like the values (65,536 slots, gzip 4, shuffle). A tier's file is
-rewritten whole under a temporary name and renamed (``files._write_atomic``); the strong dataset
+Both datasets are chunked like the values (65,536 slots, gzip + shuffle: ``writer.chunked_dataset``). A tier's file is
+rewritten whole under a temporary name and renamed (``writer.write_atomic``); the strong dataset
 is copied by HDF5's object copy, its compressed chunks and its checksum as they were. The main
 file is written last: a database whose main file lacks ``ultra_secval`` has no ranks, whatever its
 tier files hold: a later solve writes a new main file without them (the sector values depend on
@@ -39,8 +39,8 @@ import numpy as np
 
 from ..errors import DatabaseError
 from ..rules.rulesets import RuleSet
-from . import chunks
-from .files import CHUNK, _write_atomic, _write_header, code_version, open_h5, subspace_file, write_main
+from .files import code_version, open_h5, subspace_file
+from .writer import chunked_dataset, write_atomic, write_header, write_main
 
 ULTRA_FORMAT = 1
 NO_RANK = 0x7FFF  # (solver.ultra.ranks.NO_RANK)
@@ -98,14 +98,11 @@ def write_tier_ranks(path: Path, rules: RuleSet, name: str, rank: np.ndarray, de
 
     def fill(f: h5py.File) -> None:
         with open_h5(final) as src:
-            _write_header(f, rules, str(src.attrs.get("created", "")) or None)
+            write_header(f, rules, str(src.attrs.get("created", "")) or None)
             src.copy(src["subspaces"][name], f["subspaces"], name)
         group = f.require_group("ultra").create_group(name)
         for key, data in (("rank", rank), ("depth", depth)):
-            group.create_dataset(
-                key, data=np.ascontiguousarray(data, dtype=np.int16), chunks=(min(CHUNK, max(1, data.shape[0])),),
-                compression="gzip", compression_opts=chunks.LEVEL, shuffle=True,
-            )
+            chunked_dataset(group, key, data.shape[0], np.int16, data=np.ascontiguousarray(data, dtype=np.int16))
         hist = histogram(rank)
         group.attrs["secval"] = int(secval)
         group.attrs["draws"] = int(sum(hist.values()))
@@ -114,7 +111,7 @@ def write_tier_ranks(path: Path, rules: RuleSet, name: str, rank: np.ndarray, de
         group.attrs["code_version"] = code_version()
         group.attrs["secvals"] = tag
 
-    _write_atomic(final, fill)
+    write_atomic(final, fill)
 
 
 def stored_tier_ranks(path: Path, name: str) -> tuple[np.ndarray, np.ndarray]:

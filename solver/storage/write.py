@@ -15,28 +15,24 @@ from ..rules.rulesets import RuleSet
 from .database import Database
 from .files import (
     FORMAT_VERSION,
-    copy_subspace,
     exists,
-    fsync_path,
     link_target,
     main_file,
     parts_dir,
-    remove_temporaries,
     subspace_dir,
     subspace_file,
     subspace_files,
     subspace_name,
     v1_parts,
-    write_main,
-    write_subspace,
 )
+from .writer import copy_subspace, fsync_path, remove_temporaries, write_main, write_subspace
 
 
 def add_subspaces(path: str | os.PathLike, rules: RuleSet, results: list[tuple[np.ndarray, dict]], sides: dict | None = None) -> None:
     """Add solved subspaces (values, stats): each to its own file, then a new main file that
     links them. Whatever the database holds already is neither read nor rewritten (but a format
     version 1 database is migrated first, once). ``sides``: under the history rule, each moving
-    subspace's side table by its name (``files.write_subspace``)."""
+    subspace's side table by its name (``writer.write_subspace``)."""
     path = Path(path)
     version, created, _ = main_file(path)
     if version == 1 or v1_parts(path):

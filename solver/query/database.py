@@ -1,56 +1,18 @@
-"""Looking up perfect play in a solved database: the Python API, shaped like python-chess's syzygy
-module.
-
-    >>> from solver import open_database
-    >>> with open_database("data/standard.h5") as db:
-    ...     db.probe("W:a1,d1,g1 B:a4,b4,c4 w")          # Probe(value='win', plies=..., ...)
-    ...     db.evaluate_moves("W:a1,d1,g1 B:a4,b4,c4 w")  # every legal move, best first
-    ...     db.best_moves("W:a1,d1,g1 B:a4,b4,c4 w")      # the moves that keep the value
-
-Values follow RULES.md ("Values"): win, draw or loss for the side to move, with the plies to the
-end of the game under perfect play (``None`` for a draw). A side to move that has already lost
-(fewer than 3 men, blocked, or under mill-wins facing a mill) has lost in 0 plies and has no moves.
-
-A move's value is for the player making it, and its plies are counted from the probed position:
-a move into a position that is a loss in k plies for the opponent is a win in k + 1, one into a
-win in k for the opponent a loss in k + 1; a move that ends the game at once (the opponent left
-with two men, or with no move) is a win in 1.
-
-Positions are probed from the side to move: the tier is (men of the side to move on the board,
-men of the opponent on the board, men in hand of each), and the successors of a move lie in the
-opponent's view. A database of the moving phase answers positions with no men in hand; one
-solved with ``--whole-game`` answers the placing phase too. A position in a tier the database
-lacks raises ``MissingSubspaceError``, naming the tier and the command that builds it; the
-package's opening book of the rule set (``solver.books``) answers the tiers it holds where the
-database lacks them, or stands in where there is none. Opening reads only the file's header and
-catalogue; a probe reads the chunk its value lies in (``Database.read_slots``: inflated by ISA-L,
-the last ones kept), and the ``*_many`` methods read the values of many positions with one read
-per subspace.
-
-A few lookups load no numba (about a second of a process's start): the moves come from the move
-generator's source run as plain Python (``plain_movegen``), the slots from numpy and the board's
-orbit minima cached on disk (``index.plain``; the first lookup on a board builds the index and
-writes them). After ``PLAIN_POSITIONS`` positions a database object switches to the compiled
-move generator, which is then faster.
-
-The three-men ten-move rule ("three men each and no removal within ten moves is a draw") depends
-on the game's history, so it is not part of a stored value; ``three_men_rule`` answers it from the
-stored plies (see there), and ``Probe.three_men_rule`` / ``MoveValue.three_men_rule`` carry that
-answer wherever both sides have exactly 3 men.
-"""
+"""The database reader for queries: ``MorrisDatabase`` (``open_database``) and its batch
+pipeline, which reads the values of many positions with one read per subspace."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
-from .books import find_book
-from .errors import DatabaseError, MorrisError, NoRanksError, NotationError
-from .rules.notation import (
+from ..books import find_book
+from ..errors import DatabaseError, MorrisError, NotationError
+from ..rules.notation import (
     Move,
     Position,
     check_position,
@@ -58,211 +20,16 @@ from .rules.notation import (
     format_position,
     parse_position,
 )
-from .rules.rulesets import RuleSet
-from .rules.tables import game_tables
-from .storage.database import Database
-from .storage.files import exists, solve_command, subspace_name
-from .values import DRAW, DUP, LOSS, WIN, decode_many
-
-__all__ = [
-    "TEN_MOVE_PLIES",
-    "Probe",
-    "MoveValue",
-    "Analysis",
-    "MorrisDatabase",
-    "open_database",
-    "three_men_rule",
-]
-
-# The three-men rule: ten moves of each side without a removal.
-TEN_MOVE_PLIES = 20
-# Positions a database object looks up with the move generator run as plain Python, before it
-# loads the compiled one (about a second; then some microseconds a position against about 50).
-PLAIN_POSITIONS = 5000
-
-
-def three_men_rule(value: str, plies: int | None, played: int = 0) -> str:
-    """The value under "three men each and no removal within ten moves is a draw".
-
-    The rule applies where both sides have exactly 3 men; every removal there ends the game (the
-    side left with two men has lost), so "no removal within ten moves" means "the game has not
-    ended within ten moves of each side", i.e. within ``TEN_MOVE_PLIES`` = 20 plies of the moment
-    both sides came down to 3 men. Since the stored plies are the exact length of the game under
-    perfect play (the winner hurries, the loser holds out), a side can force a win within the
-    limit exactly when its stored win takes at most 20 plies:
-
-    - a win or loss in ``plies <= 20 - played`` keeps its value;
-    - a win or loss that takes longer is a draw under the rule (the loser can hold out past the
-      tenth move);
-    - a draw stays a draw.
-
-    ``played`` is the number of plies already played since both sides had 3 men (the count of
-    the rule); the query tools assume 0, i.e. that the count starts at the probed position.
-    A move's value is judged with the plies counted from the probed position, so the same
-    threshold applies to the move table.
-    """
-    if value not in (WIN, DRAW, LOSS):
-        raise ValueError(f"value must be 'win', 'draw' or 'loss', not {value!r}")
-    if played < 0:
-        raise ValueError("played cannot be negative")
-    if value == DRAW:
-        return DRAW
-    if plies is None:
-        raise ValueError(f"a {value} needs its plies")
-    return value if plies <= TEN_MOVE_PLIES - played else DRAW
-
-
-def _sign(x: int) -> int:
-    return (x > 0) - (x < 0)
-
-
-def _order(value: str, plies: int | None) -> tuple[int, int]:
-    """Sort key, best first for the side choosing: wins by fewest plies, draws, losses by most."""
-    if value == WIN:
-        return (0, plies)
-    if value == DRAW:
-        return (1, 0)
-    return (2, -plies)
-
-
-@dataclass(frozen=True)
-class Probe:
-    """The value of a position for the side to move.
-
-    ``value``: "win", "draw" or "loss"; ``plies``: plies to the end of the game under perfect
-    play, ``None`` for a draw. ``three_men_rule``: the value under the ten-move rule (see
-    ``three_men_rule``) where both sides have exactly 3 men, else ``None``.
-    """
-
-    value: str
-    plies: int | None
-    three_men_rule: str | None = None
-    rank: int | None = None  # a draw's rank where the database holds ranks (``morris rank``)
-    depth: int | None = None  # Malom's key2, relative to the position's own tier
-    settles_in: tuple[str, ...] | None = None  # the tiers worth ``rank``, from the side to move's view
-
-    @property
-    def sort_key(self) -> tuple[int, int]:
-        return _order(self.value, self.plies)
-
-
-@dataclass(frozen=True)
-class MoveValue:
-    """A legal move (one per move and removal choice) and the value it leads to for the player
-    making it, plies counted from the probed position. ``notation``: the move as text
-    (``a1-a4xb6``); ``after``: the position after the move."""
-
-    move: Move
-    notation: str
-    value: str
-    plies: int | None
-    after: Position
-    three_men_rule: str | None = None
-    rank: int | None = None  # for a drawing move where the database holds ranks: the mover's rank,
-    depth: int | None = None  # its depth relative to the mover's tier (Malom's key2),
-    settles_in: tuple[str, ...] | None = None  # the tiers worth the rank, from the mover's view,
-    tempo: int | None = None  # and the depth signed so that smaller is better (``ultra.ranks``)
-    after_text: str | None = None  # under the history rule: ``after`` with its records' suffix
-
-    @property
-    def sort_key(self) -> tuple[int, int]:
-        return _order(self.value, self.plies)
-
-    @property
-    def ultra_key(self) -> tuple[int, int, int]:
-        """Sort key of ultra-strong play, best first: wins by fewest plies, then draws by rank
-        (higher first) and tempo (smaller first), then losses by most plies."""
-        if self.value == DRAW:
-            return (1, -(self.rank or 0), self.tempo or 0)
-        return (*self.sort_key, 0)
-
-    def __str__(self) -> str:
-        return f"{self.notation}: {self.value}" + ("" if self.plies is None else f" in {self.plies}")
-
-
-@dataclass(frozen=True)
-class Analysis:
-    """A position (and its board string), its value and its moves, best first."""
-
-    position: Position
-    board_string: str
-    probe: Probe
-    moves: tuple[MoveValue, ...]
-    ranked: bool = False  # the database holds draw ranks: drawing moves carry theirs
-    notes: tuple[str, ...] = ()  # under the history rule: records dropped as not live, moves a ban forbids
-
-    def as_dict(self, board=None) -> dict:
-        """The JSON object of ``morris query --json``; given the ``board``, each move also
-        carries ``after``, the board string of the position it leads to (``morris serve``);
-        under the history rule every move carries it, with its records' suffix, and ``notes``
-        says which records given were not live and which moves the ban forbids.
-        Where the database holds ranks, a draw (the position, and each drawing move) carries
-        ``rank``, ``depth`` and ``settles_in``, and ``ultra_best`` lists the moves ultra-strong
-        play chooses among."""
-        out = {"position": self.board_string, "value": self.probe.value, "plies": self.probe.plies}
-        if self.probe.three_men_rule is not None:
-            out["three_men_rule"] = self.probe.three_men_rule
-        if self.probe.rank is not None:
-            out.update(rank=self.probe.rank, depth=self.probe.depth, settles_in=list(self.probe.settles_in))
-        moves = []
-        for m in self.moves:
-            d = {"move": m.notation, "value": m.value, "plies": m.plies}
-            if m.three_men_rule is not None:
-                d["three_men_rule"] = m.three_men_rule
-            if m.rank is not None:
-                d.update(rank=m.rank, depth=m.depth, settles_in=list(m.settles_in))
-            if m.after_text is not None:
-                d["after"] = m.after_text
-            elif board is not None:
-                d["after"] = format_position(m.after, board)
-            moves.append(d)
-        out["moves"] = moves
-        if self.notes:
-            out["notes"] = list(self.notes)
-        if self.ranked:
-            out["ultra_best"] = [m.notation for m in self.ultra_best_moves]
-        return out
-
-    @property
-    def best_moves(self) -> tuple[MoveValue, ...]:
-        if not self.moves:
-            return ()
-        best = self.moves[0].sort_key
-        return tuple(m for m in self.moves if m.sort_key == best)
-
-    @property
-    def ultra_best_moves(self) -> tuple[MoveValue, ...]:
-        """The moves ultra-strong play chooses among, in move order: the fastest wins, else the
-        drawing moves of the best (rank, tempo), else the longest losses. Without ranks (all
-        draws alike) the same as ``best_moves``."""
-        if not self.moves:
-            return ()
-        best = min(m.ultra_key for m in self.moves)
-        return tuple(m for m in self.moves if m.ultra_key == best)
-
-    def choose(self, strength: str = "strong") -> MoveValue:
-        """The move ``strength`` plays: "strong", the first of ``best_moves`` (the first drawing
-        move in move order); "ultra", the first of ``ultra_best_moves`` (NoRanksError where the
-        database holds no ranks). IndexError where the game is over."""
-        if strength == "ultra":
-            if not self.ranked:
-                raise NoRanksError("this database holds no draw ranks, which ultra-strong play needs (compute them with: morris rank --db FILE)")
-            return self.ultra_best_moves[0]
-        if strength != "strong":
-            raise ValueError(f"strength must be 'strong' or 'ultra', not {strength!r}")
-        return self.best_moves[0]
-
-
-def _value_of(kind: int, plies: int) -> tuple[str, int | None]:
-    """(value, plies) of ``decode_many``'s kind (1 win, 0 draw, -1 loss) and plies."""
-    return {1: (WIN, plies), 0: (DRAW, None), -1: (LOSS, plies)}[kind]
-
-
-def _move_value(kind: int, plies: int) -> tuple[str, int | None]:
-    """A move's value for its maker from its successor's (kind, plies), which are the
-    opponent's: the opponent's loss is the maker's win, one ply later."""
-    value, _ = _value_of(-kind, plies)
-    return value, None if kind == 0 else plies + 1
+from ..rules.rulesets import RuleSet
+from ..rules.tables import game_tables
+from ..storage.database import Database
+from ..storage.files import exists, solve_command, subspace_name
+from ..values import DRAW, DUP, LOSS, WIN, decode_many
+from . import draw_ranks
+from .history_rule import HistoryLookups
+from .movegen import MoveGenerators
+from .results import Analysis, MoveValue, Probe, move_value, value_of
+from .three_men import three_each, three_men_rule
 
 
 def _bit(col: np.ndarray) -> np.ndarray:
@@ -319,20 +86,14 @@ class MorrisDatabase:
         self.rules: RuleSet = self._db.rules
         self.board = self.rules.board_data
         # Under the history rule (option reclose) the moves are the plain ones less those a ban
-        # forbids, and the moving phase's states are looked up by ``history.query``; positions
-        # with men in hand are plain (no ban is made while men are in hand).
+        # forbids, and the moving phase's states are looked up by ``history.query``
+        # (``history_rule``); positions with men in hand are plain.
         self._move_rules = replace(self.rules, reclose="allowed")
-        self._states = None  # history.query.StateReader, made at the first such lookup
+        self._history = HistoryLookups(self._db, self.rules) if self.rules.reclose != "allowed" else None
         # Draw ranks (``morris rank``), read beside the values where the database holds them
-        self.ranks_state = self._db.ranks_state()  # "ranked", "none" or "stale"
-        self._secvals = None
-        if self.ranks_state == "ranked":
-            from .ultra.secval import stored_secvals
-
-            self._secvals = stored_secvals(self._db)
+        self.ranks_state, self._secvals = draw_ranks.stored_ranks(self._db)  # "ranked", "none" or "stale"
         self._ranks = None  # index.plain's ranks from the cached tables, else the built index
-        self._looked_up = 0  # positions so far: past PLAIN_POSITIONS the compiled kernels pay off
-        self._buf = None
+        self._movegen = MoveGenerators()  # plain Python for few positions, compiled for many
         self._extended: bool | None = None
 
     # -- context manager -------------------------------------------------------------------------
@@ -356,10 +117,7 @@ class MorrisDatabase:
     def require_ranks(self) -> None:
         """NoRanksError, one line naming the database and the command, where it holds no ranks."""
         if self._secvals is None:
-            why = "ranks computed before its last solve (stale)" if self.ranks_state == "stale" else "no draw ranks"
-            raise NoRanksError(
-                f"{self.path} holds {why}; ultra-strong play needs them (compute them with: morris rank --db {self.path})"
-            )
+            raise draw_ranks.no_ranks_error(self.path, self.ranks_state)
 
     @property
     def secvals(self):
@@ -368,9 +126,7 @@ class MorrisDatabase:
 
     def settles_in(self, rank: int) -> tuple[str, ...]:
         """The tiers worth ``rank`` (where a draw of that rank settles), from the side's view."""
-        from .tiers import tier_name
-
-        return tuple(tier_name(t) for t in self._secvals.tiers_worth(rank))
+        return draw_ranks.settles_in(self._secvals, rank)
 
     # -- catalogue -------------------------------------------------------------------------------
     def subspaces(self) -> list[tuple[int, int]]:
@@ -402,7 +158,7 @@ class MorrisDatabase:
         """The positions that ``slots`` of the subspace hold, with White as the side to move (a
         subspace is seen from the side to move, whichever colour it is). A slot that holds no
         position (``DUP``) raises ``ValueError``."""
-        from .index import board_index
+        from ..index import board_index
 
         self._db.info(mover_men, opponent_men)  # raises MissingSubspaceError
         slots = np.asarray(list(slots), dtype=np.int64)
@@ -484,7 +240,7 @@ class MorrisDatabase:
             raise ValueError("on_error must be 'raise' or 'return'")
         items = list(positions)
         results: list = [None] * len(items)
-        mg = self._movegen(len(items))
+        mg = self._movegen.for_batch(len(items))
 
         def attempt(i: int, step):
             """step()'s result, or None with the error in results[i] (or raised)."""
@@ -498,8 +254,8 @@ class MorrisDatabase:
 
         prepared = []
         for i, item in enumerate(items):
-            if self.rules.reclose != "allowed":  # the moving phase's states under the history rule
-                an = attempt(i, lambda item=item: self._history_analysis(item))
+            if self._history is not None:  # the moving phase's states under the history rule
+                an = attempt(i, lambda item=item: self._history.analyse(item, self.position, self._make_probe))
                 if an is not None:
                     results[i] = an if with_moves else an.probe
                 if an is not None or results[i] is not None:
@@ -516,37 +272,18 @@ class MorrisDatabase:
     def warm_up(self) -> None:
         """Take the compiled move generator from now on, and load it (about half a second): a
         process that answers many lookups (``morris serve``) then pays it before its first
-        request rather than at the switch, ``PLAIN_POSITIONS`` lookups in."""
-        self._looked_up = max(self._looked_up, PLAIN_POSITIONS)
-        mg = self._movegen(1)
-        g = game_tables(self._move_rules)
-        mg.game_status(0, 0, 0, 0, g, self._buf)
-        mg.generate_moves(0, 0, 0, 0, g, self._buf)
-
-    def _movegen(self, count: int):
-        """The move generator for a batch of ``count`` positions: its source run as plain Python
-        while few positions have been looked up (no numba to load: a lookup from the shell answers
-        at once), the compiled kernels once many have (they are then faster)."""
-        self._looked_up += count
-        if self._looked_up <= PLAIN_POSITIONS:
-            from .rules.plain_movegen import movegen
-
-            mg = movegen()
-        else:
-            from .rules import movegen as mg
-        if self._buf is None:
-            self._buf = np.empty((mg.MAX_MOVES, 5), dtype=np.int64)
-        return mg
+        request rather than at the switch, ``movegen.PLAIN_POSITIONS`` lookups in."""
+        self._movegen.warm_up(game_tables(self._move_rules))
 
     def _rank_many(self, movers: np.ndarray, opponents: np.ndarray) -> np.ndarray:
         """Slots of the positions: ranked with numpy from the board's cached orbit minima, or by
         the board's index, built here (about a second for 24 points) and caching them."""
         if self._ranks is None:
-            from .index.plain import plain_index
+            from ..index.plain import plain_index
 
             self._ranks = plain_index(self.board)
             if self._ranks is None:
-                from .index import board_index
+                from ..index import board_index
 
                 self._ranks = board_index(self.rules.board)
         return self._ranks.rank_many(movers, opponents)
@@ -554,9 +291,9 @@ class MorrisDatabase:
     def _prepare(self, item, with_moves: bool, mg) -> _Pending:
         pos = self.position(item)
         p = _Pending(pos)
-        g = game_tables(self._move_rules)
+        g, buf = game_tables(self._move_rules), self._movegen.buf
         ha, hb = pos.hand_mover, pos.hand_opponent
-        status = mg.game_status(pos.mover, pos.opponent, ha, hb, g, self._buf)
+        status = mg.game_status(pos.mover, pos.opponent, ha, hb, g, buf)
         if status == mg.LOST:
             p.probe = self._make_probe(pos, LOSS, 0)
             p.moves = np.empty((0, 5), dtype=np.int64)
@@ -573,8 +310,8 @@ class MorrisDatabase:
                 "(the side to move can only be the one that has lost)"
             )
         if with_moves:
-            k = mg.generate_moves(pos.mover, pos.opponent, ha, hb, g, self._buf)
-            rows = self._buf[:k].copy()
+            k = mg.generate_moves(pos.mover, pos.opponent, ha, hb, g, buf)
+            rows = buf[:k].copy()
             p.moves = rows
             frm, to, removed = rows[:, 0], rows[:, 1], rows[:, 2:]
             # The position after each move, seen from the opponent (the next side to move).
@@ -654,7 +391,7 @@ class MorrisDatabase:
                 k = len(m)
                 if what == "own":
                     kv, pl = int(kind[at]), int(plies[at])
-                    p.own = _value_of(kv, pl)
+                    p.own = value_of(kv, pl)
                     if kv == 0 and ranks is not None:
                         p.own_rank = (int(ranks[at]), int(depths[at]))
                 else:
@@ -671,78 +408,15 @@ class MorrisDatabase:
                 at += k
 
     def _make_probe(self, pos: Position, value: str, plies: int | None, ranked: tuple[int, int] | None = None) -> Probe:
-        rule = three_men_rule(value, plies) if self._three_each(pos) else None
+        rule = three_men_rule(value, plies) if three_each(self.rules, pos) else None
         if ranked is None:
             return Probe(value, plies, rule)
         return Probe(value, plies, rule, ranked[0], ranked[1], self.settles_in(ranked[0]))
 
     def _move_rank(self, p: _Pending, j: int) -> tuple[int, int, int]:
-        """(rank, depth, tempo) of drawing move j for its mover (``ultra.ranks.move_value``): the
-        successor's rank negated, its tempo (depth signed by the rank against its own tier's
-        value) negated and one ply added towards the mover's own tier's value."""
+        """(rank, depth, tempo) of drawing move j for its mover (``draw_ranks.move_rank``)."""
         own = self._secvals.values.get(self._own_tier(p), 0)
-        rank_after, secval_after = int(p.succ_rank[j]), int(p.succ_secval[j])
-        tempo_after = int(p.succ_depth[j]) * _sign(rank_after - secval_after)
-        r = -rank_after
-        t = 0 if r == own else -tempo_after + _sign(r - own)
-        return r, t * _sign(r - own), t
-
-    def _three_each(self, pos: Position) -> bool:
-        # The rule is about an endgame of three men each; in Three Men's Morris (3 men from the
-        # start, no removals) it has nothing to say.
-        return (
-            self.rules.men > 3
-            and _popcount(pos.white) == 3
-            and _popcount(pos.black) == 3
-            and not (pos.hand_white or pos.hand_black)
-        )
-
-    def _history_analysis(self, item) -> Analysis | None:
-        """Under the history rule: the analysis of a moving-phase position written with its
-        records' suffix (``history.query``), or None for one with men in hand (plain)."""
-        from .history import query as hq
-
-        if isinstance(item, Position):
-            state = hq.State(self.position(item), 0, 0, ())
-        else:
-            state = hq.read_state(item, self.rules)
-        pos = state.position
-        if pos.hand_white or pos.hand_black:
-            return None
-        hq.check_not_over(pos)
-        if self._states is None:
-            self._states = hq.StateReader(self._db, self.rules)
-        moves = hq.history_moves(pos.mover, pos.opponent, state.ban, state.pending, self.rules)
-        legal = [h for h in moves if not h.forbidden]
-        notes = state.notes
-        if len(legal) < len(moves):
-            notes += ("the ban forbids " + " ".join(format_move(h.move, self.board) for h in moves if h.forbidden),)
-        nexts = [h for h in legal if not h.ends]
-        values = self._states.values(
-            [pos.mover] + [h.mover for h in nexts], [pos.opponent] + [h.opponent for h in nexts],
-            [state.ban] + [h.ban for h in nexts], [state.pending] + [h.pending for h in nexts],
-        ) if legal else np.array([1], dtype=np.uint16)  # no legal move: lost in 0 plies
-        kind, plies = decode_many(values)
-        probe = self._make_probe(pos, *_value_of(int(kind[0]), int(plies[0])))
-        three = self._three_each(pos)
-        other = "b" if pos.side == "w" else "w"
-        out, j = [], 1
-        for h in legal:
-            if h.ends:
-                value, ply, after, text = WIN, 1, None, None
-            else:
-                value, ply = _move_value(int(kind[j]), int(plies[j]))
-                after = Position.from_mover(other, h.mover, h.opponent)
-                text = hq.State(after, h.ban, h.pending, ()).text(self.rules)
-                j += 1
-            out.append(
-                MoveValue(
-                    h.move, format_move(h.move, self.board), value, ply, after,
-                    three_men_rule(value, ply) if three else None, after_text=text,
-                )
-            )
-        out.sort(key=lambda mv: mv.sort_key)
-        return Analysis(pos, state.text(self.rules), probe, tuple(out), notes=notes)
+        return draw_ranks.move_rank(own, int(p.succ_rank[j]), int(p.succ_depth[j]), int(p.succ_secval[j]))
 
     def _finish(self, p: _Pending, with_moves: bool):
         probe = p.probe
@@ -750,7 +424,7 @@ class MorrisDatabase:
             probe = self._make_probe(p.pos, *p.own, p.own_rank) if p.own is not None else None
         if not with_moves:
             return probe
-        three = self._three_each(p.pos)
+        three = three_each(self.rules, p.pos)
         other = "b" if p.pos.side == "w" else "w"
         moves = []
         if p.succ_mover is not None:
@@ -759,7 +433,7 @@ class MorrisDatabase:
                 if kind == 3:
                     value, plies = WIN, 1  # the opponent is left with two men
                 else:
-                    value, plies = _move_value(kind, int(p.succ_plies[j]))
+                    value, plies = move_value(kind, int(p.succ_plies[j]))
                 move = Move(*row)
                 after = Position.from_mover(
                     other, int(p.succ_mover[j]), int(p.succ_opp[j]), p.pos.hand_opponent, int(p.succ_hand[j])
@@ -789,36 +463,3 @@ def open_database(path: str | os.PathLike, rules: RuleSet | None = None, book: b
     mismatched one.
     """
     return MorrisDatabase(path, rules, book)
-
-
-def start_position(rules: RuleSet):
-    """The empty board, White to move, every man in hand."""
-    from .rules.notation import Position
-
-    return Position(0, 0, "w", rules.men, rules.men)
-
-
-def game_value(db_path: Path, rules: RuleSet | None = None):
-    """The analysis of the start position (its value and every first move's), or None where the
-    database does not hold the start's tier."""
-    from .query import open_database
-
-    with open_database(db_path, rules) as db:
-        start = start_position(db.rules)
-        if not db.has(0, 0, db.rules.men, db.rules.men):
-            return None
-        return db.analyse(start)
-
-
-def game_value_line(db_path: Path, rules: RuleSet | None = None) -> str | None:
-    """"game value: White wins in 9 plies (the start, ......... w 3 3)", or None."""
-    analysis = game_value(db_path, rules)
-    return None if analysis is None else describe_game(analysis)
-
-
-def describe_game(analysis) -> str:
-    """The start position's value in words, from White's side (White moves first)."""
-    p = analysis.probe
-    verdict = {"win": "White wins", "loss": "Black wins", "draw": "a draw"}[p.value]
-    plies = "" if p.plies is None else f" in {p.plies} plies"
-    return f"game value: {verdict}{plies} (the start, {analysis.board_string})"

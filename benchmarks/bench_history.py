@@ -36,7 +36,8 @@ import click
 
 from solver.engine.run import solve
 from solver.history import solve as history_solve
-from solver.history.solve import solve_moving, verify_moving
+from solver.history.check import verify_moving
+from solver.history.solve import solve_moving
 from solver.rules import make_rules
 
 

@@ -19,7 +19,8 @@ import time
 import click
 import numpy as np
 
-from solver.history.solve import HistorySubspace, Store, removal_targets
+from solver.history.groups import removal_targets
+from solver.history.layout import HistorySubspace, Store
 from solver.history.states import SLOTS, subspace_index
 from solver.history.tables import history_tables, plain_rules
 from solver.history.verify import check_half

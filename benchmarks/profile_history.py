@@ -18,7 +18,7 @@ import numba as nb
 import numpy as np
 
 from solver.history import kernels as k
-from solver.history.solve import Store
+from solver.history.layout import Store
 from solver.history.states import C0, scratch, slot_states, subspace_index
 from solver.history.tables import history_tables, plain_rules
 from solver.index.tables import board_index

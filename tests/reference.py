@@ -17,7 +17,7 @@ A side with men in hand places one (or, under Lasker's rule, places or moves); a
 position seen from the new side to move is ``(opp', mover', hb, ha - placed)``; a pass (blocked=
 passes) leaves boards and hands alone and hands the turn over.
 
-Values (RULES.md, "Values"), for the side to move:
+Values (docs/rules.md, "Values"), for the side to move:
 
 - lost in 0 plies: the side to move has fewer than 3 men on the board and in hand, or (mill-wins)
   the opponent has a mill on the board, or it has no legal move (blocked=loses);
@@ -28,7 +28,7 @@ Values (RULES.md, "Values"), for the side to move:
 - loss in ``1 + max`` plies over the successors when all of them are wins;
 - draw otherwise.
 
-Removals (RULES.md): a move that closes a mill removes one opponent man; under
+Removals (docs/rules.md): a move that closes a mill removes one opponent man; under
 ``double-mill=per-mill`` it removes one man per mill it closes, however many (no cap: on the diagonal
 board a placement can close three). The reference knows how many mills a move closes by counting
 them itself: the mills of the board's mill list (``board.mills``) that pass through the destination

@@ -1,4 +1,4 @@
-"""The boards as data: point and mill counts, and the symmetries of each board (RULES.md)."""
+"""The boards as data: point and mill counts, and the symmetries of each board (docs/rules.md)."""
 
 from __future__ import annotations
 
@@ -118,7 +118,7 @@ def test_symmetries_form_a_group(name):
 
 
 def test_standard_symmetries_include_the_ring_swap():
-    # The 16 of RULES.md: the 8 of the square times the swap of the inner and outer ring.
+    # The 16 of docs/rules.md: the 8 of the square times the swap of the inner and outer ring.
     idx = STANDARD.index
     swap = {"a1": "c3", "a4": "c4", "d1": "d3", "b2": "b2", "g7": "e5", "d7": "d5"}
     assert any(all(perm[idx[a]] == idx[b] for a, b in swap.items()) for perm in STANDARD.symmetries)

@@ -73,7 +73,7 @@ def test_unwritable_database_is_one_line():
         (["verify", "--rules", "six"], "morris solve --rules six --db data/six.h5"),
         (["info", "--rules", "six", "-o", "removal=optional"], "morris solve --rules six -o removal=optional --db data/six_removal-optional.h5"),
         # (a rule set with no shipped opening book: with one, the book answers what it holds;
-        # plain twelve ships one since the chain solved Morabaraba, 2026-11-28)
+        # plain twelve ships one)
         (["query", "--rules", "twelve", "-o", "men=4", "W:a1,d1,g1 B:a4,b4,c4 w"],
          "morris solve --rules twelve -o men=4 --db data/twelve_men-4.h5"),
     ],

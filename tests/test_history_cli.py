@@ -217,7 +217,7 @@ def test_a_subspace_read_back_in_pieces(tmp_path, monkeypatch):
     """``store.load_moving`` and ``store.DatabaseInputs`` read a subspace file a few entries at
     a time straight into a store: the states as solved, their largest code from the attrs."""
     from solver.history import store, write
-    from solver.history.solve import Store
+    from solver.history.layout import Store
 
     rules = make_rules("six", ["men=4", "reclose=same-man"])
     moving = solve_moving(rules, [(4, 4)])
@@ -265,7 +265,7 @@ def test_inputs_in_two_bytes_stop_a_run_the_plan_cannot_hold():
     from solver.errors import PlanError
     from solver.history.plan import plan
     from solver.history.run import wide_inputs_check
-    from solver.history.solve import Store
+    from solver.history.layout import Store
 
     rules = make_rules("six", ["men=4", "reclose=same-man"])
     subs = [(4, 4)]

@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 from reference_history import solve_history, solve_history_whole
 
-from solver.history.solve import Store, lookup, solve_in_memory, solve_moving
+from solver.history.layout import Store
+from solver.history.solve import lookup, solve_in_memory, solve_moving
 from solver.history.states import state_numbers
 from solver.history.tables import history_tables
 from solver.index.tables import board_index
@@ -121,7 +122,7 @@ def test_whole_games_equal_the_reference(reading):
 def test_the_forward_check_passes_and_catches_a_changed_value(reading):
     """``verify_moving`` (each state against its legal moves' successors, nothing of the solver's
     un-moves) passes on the six board's moving phase to 4 men a side, and flags a changed value."""
-    from solver.history.solve import verify_moving
+    from solver.history.check import verify_moving
 
     rules = make_rules("six", [f"reclose={reading}", "men=4"])
     moving = solve_moving(rules, [(4, 4)])
@@ -135,7 +136,7 @@ def test_the_forward_check_passes_and_catches_a_changed_value(reading):
 def test_the_stored_layout_round_trips():
     """``keys``/``values`` (the plain slots, then the side table) and ``from_layout`` are inverse:
     what is written is what a later group reads back."""
-    from solver.history.solve import HistorySubspace
+    from solver.history.layout import HistorySubspace
 
     rules = make_rules("six", ["reclose=same-man", "men=4"])
     for (a, b), h in solve_moving(rules, [(4, 4)]).items():

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from reference_history import HistoryGen
 
-from solver.history.solve import HistorySubspace, Store
+from solver.history.layout import HistorySubspace, Store
 from solver.history.states import V0, state_numbers, subspace_index
 from solver.history.tables import history_tables, plain_rules
 from solver.history.verify import check_half

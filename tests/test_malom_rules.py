@@ -239,7 +239,7 @@ def test_random_positions_move_as_malom(name):
 
 # ---- hand-made positions where readings of "Morabaraba" and "Lasker" differ -------------------------
 
-# Standard board (RULES.md), and the diagonal board's four extra lines a1-b2-c3, a7-b6-c5,
+# Standard board (docs/rules.md), and the diagonal board's four extra lines a1-b2-c3, a7-b6-c5,
 # g7-f6-e5, g1-f2-e3:
 #
 #     7 a7----------d7----------g7

@@ -1,4 +1,4 @@
-"""The text notation of RULES.md: round trips, and every bad input's message through the CLI."""
+"""The text notation of docs/rules.md: round trips, and every bad input's message through the CLI."""
 
 from __future__ import annotations
 

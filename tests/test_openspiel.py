@@ -82,7 +82,7 @@ def read_state(state) -> tuple[Position, int, tuple[int, int]]:
 
 
 def board_string(state) -> str:
-    """The board string of RULES.md, written straight from OpenSpiel's drawing and counters."""
+    """The board string of docs/rules.md, written straight from OpenSpiel's drawing and counters."""
     text = str(state)
     cells = dict(drawing_points(text))
     info = dict(line.split(": ", 1) for line in text.split("\n")[13:] if ": " in line)
@@ -113,7 +113,7 @@ def joined_moves(state) -> dict[Move, object]:
 
 
 def move_text(action_pair: tuple[int, int | None]) -> str:
-    """A joined OpenSpiel move in the notation of RULES.md, from OpenSpiel's numbering alone."""
+    """A joined OpenSpiel move in the notation of docs/rules.md, from OpenSpiel's numbering alone."""
     action, capture = action_pair
     if action < 24:
         text = OPENSPIEL_POINTS[action]

@@ -2,10 +2,10 @@
 generators: the solver's (``solver.rules.game.legal_moves``) and the reference's
 (``tests/reference.py``'s ``MoveGen.moves``, with the men in hand).
 
-Every expected move list is written out by hand from RULES.md and the board drawings (the
+Every expected move list is written out by hand from docs/rules.md and the board drawings (the
 neighbours and lines used are spelled out in the comments); neither program's output is copied.
 
-Standard board (RULES.md):
+Standard board (docs/rules.md):
 
     7 a7-----------d7-----------g7
     6 |   b6-------d6-------f6   |

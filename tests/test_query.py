@@ -5,7 +5,7 @@ Small databases are built once per session (standard up to 4 men, six up to 4 me
 3-3). For random positions of every subspace the expected value and plies are computed by brute
 force: the successors come from the reference move generator of ``tests/reference.py`` (plain
 Python, written from the board data), each successor is probed on its own, and the terminal rules
-and the best-move rule of RULES.md ("Values") give the position's value; every move's value must
+and the best-move rule of docs/rules.md ("Values") give the position's value; every move's value must
 be the flip of its successor's, and the positions after the moves must be the reference's. The
 same check runs on 3-3 databases of rule variants (mill-wins, passing, forfeited removals; bigger
 ones under ``-m slow``). Where ``tests/reference.py`` offers ``solve_reference``, probe()
@@ -154,7 +154,7 @@ def test_rule_variants_against_brute_force(tmp_path, name, options, top):
 
 def test_hand_made_positions(dbs):
     with open_database(dbs["standard"]) as db:
-        # White has a mill a1-d1-g1 and flies: opens it and closes it again (RULES.md example).
+        # White has a mill a1-d1-g1 and flies: opens it and closes it again (docs/rules.md example).
         pos = db.position("W:a1,d1,g1 B:a4,b4,c4 w")
         an = check_position(db, pos)
         assert (an.probe.value, an.probe.plies) == ("win", 3)

@@ -1,4 +1,4 @@
-"""Every rule option of RULES.md on hand-made positions.
+"""Every rule option of docs/rules.md on hand-made positions.
 
 Each expected move list is worked out by hand from the rules and the board (the adjacencies are
 spelled out in comments), not copied from the program. The positions go through
@@ -126,7 +126,7 @@ def test_double_mill_per_mill_second_from_a_mill():
 
 
 def test_double_mill_notation_of_rules_md():
-    # RULES.md writes two removals as a1-a4xb6xc4: the parser takes them in either order
+    # docs/rules.md writes two removals as a1-a4xb6xc4: the parser takes them in either order
     board = make_rules().board_data
     assert parse_move("a1-a4xb6xc4", board) == parse_move("a1-a4xc4xb6", board)
 

@@ -177,8 +177,8 @@ def test_a_line_cut_off_by_a_kill_is_passed_over(checked, tmp_path):
 @pytest.mark.parametrize("rules", [("lasker", []), ("twelve", []), ("standard", []), ("viking", ["reclose=same-man"])])
 def test_what_a_solve_has_finished_is_checkable_and_a_group_cut_in_half_is_not(rules):
     """``checkable`` at full size, from the plan alone: after any number of the whole game's jobs
-    (pairs and groups, in the solve's order) every tier written can be checked, so that the
-    chain's verify between sessions (``--solved-only``) leaves none out; a tier whose twin (the
+    (pairs and groups, in the solve's order) every tier written can be checked, so that a
+    verify of a half-solved database (``--solved-only``) leaves none out; a tier whose twin (the
     other half of its pair or group) is not written yet cannot, so that nothing is checked against
     values that are missing."""
     r = make_rules(rules[0], rules[1])

@@ -11,7 +11,7 @@ import json
 
 import click
 
-from solver.cli.solve import parse_size
+from solver.storage.sizes import parse_size
 from solver.rules.rulesets import make_rules
 from solver.storage.database import catalogue_key
 from solver.tiers import whole_game_tiers

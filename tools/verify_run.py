@@ -30,7 +30,7 @@ from pathlib import Path
 
 import click
 
-from solver.cli.solve import parse_size
+from solver.storage.sizes import parse_size
 from solver.errors import MorrisError
 from solver.storage.database import Database
 from solver.verify.check import SubspaceCheck, checkable, memory_plan, verify

@@ -92,7 +92,7 @@ def verify(db_path, rules_name, options, threads, quiet, subspaces, max_memory, 
     name that is malformed or not in the database)."""
     from ..verify.check import memory_plan, parse_subspaces
     from ..verify.check import verify as run_verify
-    from .solve import parse_size
+    from ..storage.sizes import parse_size
 
     parse_subspaces(subspaces)  # a malformed name fails before any work
     budget = parse_size(max_memory) if max_memory else None

@@ -29,7 +29,7 @@ def rank(db_path, rules_name, options, max_memory, dry_run, explicit, fresh, as_
     rule) from a graph of the draws held in memory. A run whose largest group (or graph) would
     not fit is refused before any work."""
     from ..solve import rank_draws, rank_plan
-    from .solve import parse_size
+    from ..storage.sizes import parse_size
 
     limit = parse_size(max_memory) if max_memory else None
     path, rules = database_and_rules(rules_name, options, db_path)

@@ -6,13 +6,12 @@ times the chain) and print: the plan's tables, progress bars, a summary or JSON 
 
 from __future__ import annotations
 
-import re
 from functools import partial
 
 import click
 
-from ..errors import RulesError
 from ..solve import DEFAULT_MAX_MEN
+from ..storage.sizes import parse_size
 from .common import (
     db_option,
     echo_json,
@@ -165,17 +164,6 @@ def job_event(kind: str, rows) -> dict:
     from ..machine import peak_rss
 
     return {"event": kind, "skipped": rows[0].skipped, "subspaces": [r.stats for r in rows], "peak_rss_bytes": peak_rss()}
-
-
-SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?(?:E\d+)?)\s*([KMGT]?)(?:I?B)?\s*$")
-
-
-def parse_size(text: str) -> int:
-    """Bytes in '16GiB', '16G', '512MiB', '2e9' (powers of 1024 for K, M, G, T)."""
-    m = SIZE.match(text.upper())
-    if not m or float(m.group(1)) <= 0:
-        raise RulesError(f"--max-memory {text!r}: give a size such as 16GiB, 512MiB or 2e10")
-    return int(float(m.group(1)) * 1024 ** " KMGT".index(m.group(2) or " "))
 
 
 def report_rows(rows, secs, db_path, rules, as_json, noun, millions=False, columns=("seconds", "status"), **extra) -> None:

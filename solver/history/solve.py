@@ -21,8 +21,7 @@ from ..index.tables import board_index
 from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
 from . import kernels as k
-from .check import count_wrong, verify_moving  # noqa: F401 (the forward check, where callers of the engine find it)
-from .groups import closure, moving_groups, removal_targets  # noqa: F401 (the order of the groups)
+from .groups import closure, moving_groups, removal_targets
 from .layout import MEN, HistorySubspace, Store, input_dtype
 from .states import MAX_CODES, count_states
 from .tables import check_supported, history_tables, plain_rules

@@ -3,7 +3,7 @@
 ``storage.write.add_subspaces`` takes a subspace's side table whole: at 9 men a half's keys
 alone are 8.7 GB (8 bytes a state with a record), and its checksum copies them once more. Here
 the keys are made (``HistorySubspace.side_piece``), compressed and hashed a piece of slots at a
-time, into the same file as ``storage.files.write_subspace`` writes (the same datasets, chunks,
+time, into the same file as ``storage.writer.write_subspace`` writes (the same datasets, chunks,
 filters, attrs and checksums, which ``morris verify`` recomputes): what a half's write holds
 beside the group is its plain values (2 bytes a slot) and its side table's values (2 bytes a
 state with a record).

@@ -39,7 +39,7 @@ def deposits() -> np.ndarray:
     return out
 
 
-TABLED_MEN = 12  # the most men a side has under any rule set (RULES.md: men=3 ... 12)
+TABLED_MEN = 12  # the most men a side has under any rule set (docs/rules.md: men=3 ... 12)
 
 
 def colex_tables(n: int, binom: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

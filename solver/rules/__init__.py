@@ -1,6 +1,6 @@
 """The rules: boards as data, rule sets, the text notation, and move generation.
 
-``boards`` (points, lines, mills, symmetries) and ``rulesets`` (RULES.md's options) describe a
+``boards`` (points, lines, mills, symmetries) and ``rulesets`` (docs/rules.md's options) describe a
 game; ``notation`` reads and writes positions and moves; ``movegen`` holds the numba kernels of
 move generation and the game-over test, fed by ``tables.game_tables``; ``game`` wraps them for
 Python callers. Importing this package does not import numba (``morris --help`` stays light).

@@ -1,7 +1,7 @@
 """Boards as data: point names, adjacency, mills and symmetries.
 
 A point's index is its position in the board string, which lists the points in alphabetical order
-(RULES.md). Bit ``i`` of a mask is point ``i``. Everything downstream (move generation, index,
+(docs/rules.md). Bit ``i`` of a mask is point ``i``. Everything downstream (move generation, index,
 engine) receives these tables as arrays, so no code assumes 24 points or 16 mills.
 """
 

@@ -1,4 +1,4 @@
-"""Positions and moves in the text notation of RULES.md.
+"""Positions and moves in the text notation of docs/rules.md.
 
 Positions are read in either form, the board string (``WB..B..B.W...........W.. w 0 0``) or point
 lists (``W:a1,d1,g1 B:a4,b4,c4 w``), and always printed as the board string. Every problem with the

@@ -1,4 +1,4 @@
-"""Rule sets: a board plus the options of RULES.md, named or built from options on top of a name.
+"""Rule sets: a board plus the options of docs/rules.md, named or built from options on top of a name.
 
 A rule set is stored in full with every database (``to_dict``) and handed to the kernels as a small
 int array (``kernel_options``), so one compiled kernel serves every variant.
@@ -13,7 +13,7 @@ import numpy as np
 from .boards import BOARDS, Board
 from ..errors import RulesError
 
-# option name -> its allowed values, the standard value first (RULES.md's table)
+# option name -> its allowed values, the standard value first (docs/rules.md's table)
 CHOICES: dict[str, tuple[str, ...]] = {
     "board": ("standard", "diagonal", "six", "three"),
     "flying": ("at-3", "never"),

@@ -33,6 +33,34 @@ COMPILE_NOTHING = {
 }
 
 
+WARMED = ".warmed-by-tests"  # in numba's cache directory for these sources: filled by warm_kernels.py
+
+
+def pytest_configure(config):
+    """Before xdist starts two or more workers on a cache that is empty for these sources, fill it
+    from two processes at once (``warm_kernels.py``: the moving and the placing kernels apart), so
+    that the workers load what they would each have compiled (from a fresh clone, about 100 s of
+    compiling a worker). Nothing where the cache was filled before, in a worker, or without JIT."""
+    import os
+    import subprocess
+
+    numprocesses = getattr(config.option, "numprocesses", None) or 0
+    if isinstance(numprocesses, str):  # -n auto, -n logical
+        numprocesses = os.cpu_count() or 1
+    if hasattr(config, "workerinput") or numprocesses < 2 or os.environ.get("NUMBA_DISABLE_JIT") == "1":
+        return
+    import solver  # noqa: F401 (points NUMBA_CACHE_DIR at the directory for these sources)
+
+    cache = Path(os.environ.get("NUMBA_CACHE_DIR", ""))
+    if not cache.is_dir() or (cache / WARMED).exists():
+        return
+    script = Path(__file__).with_name("warm_kernels.py")
+    sys.stderr.write("compiling the kernels into numba's cache, once for these sources (tests/warm_kernels.py)\n")
+    runs = [subprocess.Popen([sys.executable, str(script), part]) for part in ("moving", "placing")]
+    if all(run.wait() == 0 for run in runs):  # (a failure leaves the compiling to the tests)
+        (cache / WARMED).touch()
+
+
 @pytest.hookimpl(trylast=True)  # after ``-m 'not slow'`` has deselected: xdist counts what is left
 def pytest_collection_modifyitems(config, items):
     """With two or more xdist workers, start every worker but the first on tests that compile

@@ -391,18 +391,21 @@ _warm = False
 def warm_up() -> None:
     """Compile (or load from numba's cache) every engine kernel, once per process, so that the
     seconds measured afterwards are solving alone. The kernels' types do not depend on the board
-    or the rule options, so the six board's pairs 3-3 and 3-4 (milliseconds) reach them all."""
+    or the rule options, so the six board's pairs 3-3 and 3-4 (milliseconds) reach them all: as
+    they are, with flying (the flying removals) and with two removals a move; and the pull's."""
     global _warm
     if _warm or numba.config.DISABLE_JIT:  # (plain Python: nothing to compile)
         return
     from ..index import board_index
-    from ..rules.rulesets import get_rules
+    from ..rules.rulesets import get_rules, with_options
 
     rules, index = get_rules("six"), board_index("six")
-    done = SolvedValues()
-    for a, b in ((3, 3), (3, 4)):
-        for r in solve_pair(rules, index, a, b, done):
-            done.add(r.mover, r.opponent, r.values)
+    for options in ({}, {"flying": "at-3"}, {"flying": "at-3", "double-mill": "per-mill"}):
+        done = SolvedValues()
+        for a, b in ((3, 3), (3, 4)):
+            for r in solve_pair(with_options(rules, options), index, a, b, done):
+                done.add(r.mover, r.opponent, r.values)
+    _warm_pull(game_tables(rules), index.tables)
     # The forward pass over marked candidates, which these rules settle without (one slot, no
     # candidate: compiled, nothing done).
     one, mark = np.zeros(1, dtype=np.uint16), np.zeros(1, dtype=np.uint8)

@@ -48,12 +48,16 @@ def moving(folder: Path) -> None:
 
 
 def placing(folder: Path) -> None:
+    from solver.engine import pair
     from solver.engine import placing as tiers
     from solver.engine.run import solve_whole
     from solver.rules import make_rules
     from solver.verify import check
 
     tiers.warm_up()
+    # The moving phase's kernels are the other process's: the solves below take only the few
+    # their small games reach (loaded from the cache, or compiled as they come), not all of them.
+    pair._warm = True
     for name, options in (("three", []), ("six", ["men=4", "lasker=on"])):
         rules, path = make_rules(name, options), folder / f"{name}.h5"
         solve_whole(rules, path, progress=False, echo=lambda s: None)

@@ -311,6 +311,7 @@ def _games_tree(tmp_path: Path) -> tuple[Path, Path]:
     (stubs / "python").write_text(
         f'#!/bin/bash\nif [[ $1 == -c ]]; then exec "{sys.executable}" "$@"; fi\necho "python $*" >> "{log}"\n'
         'if [[ $1 == tools/compare_values.py ]]; then echo "{}" > "$5"; fi\n'
+        'if [[ $1 == tools/tamper_check.py && -n "${TAMPER_UNCAUGHT:-}" ]]; then exit 1; fi\n'
     )
     for f in stubs.iterdir():
         f.chmod(0o755)
@@ -343,6 +344,22 @@ def test_a_game_is_solved_verified_tampered_with_tabled_and_its_database_removed
     # run again: done, nothing run
     out, again = _games(root, "diagonal")
     assert out.returncode == 0 and again == calls and "diagonal: done" in out.stdout
+
+
+def test_a_change_the_verify_does_not_catch_stops_the_run_unlabelled(tmp_path, monkeypatch):
+    """The tamper check is a negative control: where a changed value passes the verify, the run
+    stops with an error naming the report, the game is not labelled verified and nothing after it
+    (table, book, the next game) runs."""
+    root, _ = _games_tree(tmp_path)
+    data = root / "data"
+    (data / "standard_board-diagonal.h5").write_text("")
+    monkeypatch.setenv("TAMPER_UNCAUGHT", "1")
+    out, calls = _games(root, "diagonal", "viking")
+    assert out.returncode != 0
+    assert "a changed value was NOT caught by the verify (data/diagonal.tamper.md)" in out.stderr
+    assert (data / "diagonal.step").read_text() == "solved\n"
+    assert calls[-1].startswith("python tools/tamper_check.py") and not any("viking" in c for c in calls)
+    assert (data / "standard_board-diagonal.h5").exists()
 
 
 def test_a_verified_history_game_goes_on_at_its_comparison_and_keeps_a_plain_database_it_found(tmp_path):

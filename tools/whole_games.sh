@@ -101,10 +101,13 @@ for name in "${names[@]}"; do
         echo "=== verify $(date -u +%FT%TZ)" >> "data/verify-$name.time.log"
         /usr/bin/time -v python tools/verify_run.py --db "$db" --log "data/verify-$name.jsonl" --ledger "$ledger" \
             2>> "data/verify-$name.time.log"
+        # The negative control: the verify must fail where one value is changed (in a scratch copy:
+        # the database is not written). Where it does not, the run stops here, unlabelled.
+        if ! python tools/tamper_check.py --db "$db" --json "data/$name.tamper.json" > "data/$name.tamper.md"; then
+            echo "$name: a changed value was NOT caught by the verify (data/$name.tamper.md): stopped, not verified" >&2
+            exit 1
+        fi
         echo verified > "$step"
-        # and it fails where one value is changed (a scratch copy: the database is not written)
-        python tools/tamper_check.py --db "$db" --json "data/$name.tamper.json" > "data/$name.tamper.md" \
-            || echo "$name: a changed value was NOT caught by the verify (data/$name.tamper.md)"
     fi
     # the reference column: the standard game's database where it is on disk, else its statistics
     reference=data/standard.h5 ref_log=- ref_time_log=-

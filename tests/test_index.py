@@ -97,3 +97,25 @@ def test_slots_per_position_within_bounds():
     bi = board_index("standard")
     assert bi.slots(3, 3) / burnside_positions(bi.board, 3, 3) <= 1.25
     assert bi.slots(6, 6) / burnside_positions(bi.board, 6, 6) <= 1.05
+
+
+def test_symmetries_that_are_no_group_are_refused_in_one_line():
+    """Burnside's count is whole only over a group: a board given a set of symmetries that is
+    not one (three of the standard board's 16, taken so that some count comes out fractional)
+    raises a RulesError naming the board, under ``python -O`` too (no assert)."""
+    import dataclasses
+    from itertools import combinations
+
+    from solver.errors import RulesError
+    from solver.rules.boards import BOARDS
+
+    board = BOARDS["standard"]
+    for subset in combinations(board.symmetries, 3):
+        bad = dataclasses.replace(board, symmetries=tuple(subset))
+        for a in range(4):
+            try:
+                positions_up_to_symmetry(bad, a, 0)
+            except RulesError as e:
+                assert "symmetries of the standard board do not form a group" in str(e)
+                return
+    raise AssertionError("no subset of three symmetries gave a fractional count")

@@ -18,6 +18,7 @@ import h5py
 import numpy as np
 
 from ..engine.kernels.codes import tally
+from ..errors import DatabaseError
 from ..rules.rulesets import RuleSet
 from ..storage import chunks
 from ..storage.files import HISTORY_FORMAT, subspace_dir, subspace_file, subspace_name
@@ -81,7 +82,8 @@ def write_half(path: Path, rules: RuleSet, h: HistorySubspace, seconds: float, c
             xvals[x : x + len(v)] = v
             x += len(v)
         keys.close()
-        assert x == nx
+        if x != nx:  # (an explicit check: ``python -O`` drops asserts)
+            raise DatabaseError(f"{name}: the side table's pieces hold {x:,} states, {nx:,} expected; nothing was written")
         vals = _Chunks(chunked_dataset(g, "values", nx, np.uint16), digest)
         vals.add(xvals)
         vals.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ..errors import RulesError
 from ..rules.boards import BOARDS, Board
 
 
@@ -39,7 +40,8 @@ def positions_up_to_symmetry(board: Board, a: int, b: int) -> int:
                         grown[(x + dx, y + dy)] = grown.get((x + dx, y + dy), 0) + w
             ways = grown
         total += ways.get((a, b), 0)
-    assert total % len(board.symmetries) == 0, "the symmetries do not form a group"
+    if total % len(board.symmetries):  # (an explicit check: ``python -O`` drops asserts)
+        raise RulesError(f"the symmetries of the {board.name} board do not form a group: Burnside's count is not whole")
     return total // len(board.symmetries)
 
 

@@ -59,16 +59,18 @@ def estimate(db: Database, explicit: bool = False) -> Estimate:
     """What ranking ``db`` needs: without a graph (``whole.plan``: the largest group) unless
     ``explicit`` or tiers with men in hand cycle, else the explicit graph's 1 KiB a draw."""
     from ..tiers import groups_in_order
-    from .whole import plan, refuse_cycles
+    from .whole import CyclingTiers, plan, refuse_cycles
 
     infos = db.tiers()
     est = Estimate(sum(i.draw for i in infos), sum(i.slots for i in infos), len(infos))
     if not explicit:
-        try:
+        try:  # (only the cycles send the ranks to the graph: any other error is the caller's)
             refuse_cycles(db.rules, groups_in_order(db.rules, db.tier_keys()))
             est.groups = plan(db)
-        except ValueError:
+        except CyclingTiers:
             pass
+        except ValueError as e:  # a tier the game moves into is missing
+            raise DatabaseError(f"{db.path} is not a whole game: {e}") from None
     return est
 
 

@@ -30,12 +30,16 @@ READ_BYTES = 4
 EMPTY = np.zeros(0, dtype=np.int16)
 
 
+class CyclingTiers(ValueError):
+    """Tiers with men in hand that cycle (Lasker's rule): ranked over the explicit draw graph."""
+
+
 def refuse_cycles(rules: RuleSet, groups: list[Group]) -> None:
-    """ValueError where tiers with men in hand cycle (Lasker's rule): the implicit path has no
+    """CyclingTiers (a ValueError) where tiers with men in hand cycle (Lasker's rule): the implicit path has no
     retrograde analysis for them."""
     cyc = [g for g in groups if g.cycles and not g.moving_phase]
     if cyc:
-        raise ValueError(
+        raise CyclingTiers(
             f"tiers with men in hand cycle under these rules ({cyc[0].name} and {len(cyc) - 1} more groups: "
             "men move while others are in hand), which only the explicit draw graph ranks"
         )

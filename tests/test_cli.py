@@ -261,3 +261,34 @@ def test_stored_seconds_exclude_compilation(tmp_path):
     assert any((tmp_path / "numba-cache").rglob("*.nbi")), "the kernels were not compiled in this run"
     with h5py.File(path) as f:
         assert f["subspaces/3-3"].attrs["seconds"] < 1.0
+
+
+@pytest.mark.slow  # (about a minute: every kernel compiles; test_stored_seconds_exclude_a_kernels_first_call is the default run's)
+def test_after_the_compile_step_the_solve_compiles_nothing(tmp_path):
+    """``morris solve`` compiles as a step of its own so that the rate it prints is solving alone:
+    with an empty numba cache, the step (``solve.compile_kernels``) writes the kernels, and the
+    first screen's run after it (the standard game's moving phase up to 4 men, which flies, pulls
+    levels and removes) writes no more; the --json summary says the step compiled, and its
+    seconds are the step's plus the solve's."""
+    script = """
+import json, sys
+from solver.numba_cache import cache_files
+from solver.rules import make_rules
+from solver.solve import SolveRequest, compile_kernels, solve
+request = SolveRequest(make_rules("standard"), sys.argv[1])
+compiled = compile_kernels(request)
+after_step = cache_files()
+solve(request, echo=lambda s: None, compiled=compiled)
+print(json.dumps([compiled.compiled, after_step, cache_files()]))
+"""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"))
+    out = subprocess.run([sys.executable, "-c", script, str(tmp_path / "a.h5")], env=env, check=True, capture_output=True, text=True)
+    step_compiled, after_step, after_solve = json.loads(out.stdout.splitlines()[-1])
+    assert step_compiled and after_step > 0
+    assert after_solve == after_step, "the solve compiled kernels the compile step did not reach"
+    # the command's summary on a filled cache: nothing compiled, the seconds add up
+    run = subprocess.run([sys.executable, "-m", "solver", "solve", "--db", str(tmp_path / "b.h5"), "--json"],
+                         env=env, check=True, capture_output=True, text=True)
+    summary = json.loads(run.stdout.splitlines()[-1])
+    assert summary["kernels_compiled"] is False
+    assert abs(summary["seconds"] - summary["compile_seconds"] - summary["solve_seconds"]) <= 0.002

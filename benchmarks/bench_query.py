@@ -4,11 +4,13 @@ caches written by the first run, which is not counted).
 
     python benchmarks/bench_query.py --db /tmp/standard-4.h5            # 20 runs of morris query
     python benchmarks/bench_query.py --db /tmp/standard-4.h5 --command moves --runs 50
+    python benchmarks/bench_query.py --rules standard --db /tmp/none.h5 --position "........................ w 9 9"
     git archive OLD | tar -x -C /tmp/old && python benchmarks/bench_query.py --db ... --source /tmp/old
 
 Prints the wall seconds of each run (median, min, max) and the CPU seconds (user + system) of
 each child process, and the machine. Build the database first, e.g. ``morris solve --db
-/tmp/standard-4.h5`` (the standard moving phase up to 4 men). Results go to
+/tmp/standard-4.h5`` (the standard moving phase up to 4 men); with ``--rules`` and no database at
+``--db``, the shipped opening book of the rule set answers. Results go to
 benchmarks/RESULTS.md by hand, with the machine and date. Not a test.
 """
 
@@ -49,6 +51,7 @@ def run_once(cmd: list[str], env: dict) -> tuple[float, float]:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--db", type=Path, help="a solved database (query); not needed for moves")
+    p.add_argument("--rules", help="the rule set (query): where --db does not exist, its opening book answers")
     p.add_argument("--command", choices=["query", "moves"], default="query")
     p.add_argument("--position", default=POSITION)
     p.add_argument("--runs", type=int, default=20)
@@ -62,7 +65,7 @@ def main() -> None:
     if args.command == "query":
         if args.db is None:
             raise SystemExit("--db is needed for query")
-        cmd += ["--db", str(args.db)]
+        cmd += ["--db", str(args.db)] + (["--rules", args.rules] if args.rules else [])
     cmd.append(args.position)
     run_once(cmd, env)  # warm: page cache, numba's cache, the index cache
     runs = [run_once(cmd, env) for _ in range(args.runs)]

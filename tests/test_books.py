@@ -1,8 +1,12 @@
-"""Opening books (``solver.books``): built from a solved database, checked against it, and
-answering lookups with no database exactly as the database does."""
+"""Opening books (``solver.books``): built from a solved database, checked against it, held to
+the published record and the local rule, and answering lookups with no database exactly as the
+database does."""
 
+import hashlib
+import json
 import random
 import shutil
+from pathlib import Path
 
 import h5py
 import numpy as np
@@ -10,14 +14,22 @@ import pytest
 from click.testing import CliRunner
 
 import solver.books as books
-from solver.books.build import book_attrs, book_tiers, build_book, verify_book
+import solver.books.opened as opened
+from solver.books.build import book_attrs, book_tiers, build_book, tier_order, verify_book
+from solver.books.published import PUBLISHED, record_from
 from solver.cli import main
 from solver.errors import DatabaseError, MismatchError, MissingSubspaceError
 from solver.query import open_database, start_position
 from solver.rules import make_rules
 from solver.storage.database import Database
+from solver.storage.files import checksum
+from solver.tiers import parse_tier, tier_name
 
 MIN_HAND = 3  # six men's morris with 4 men a side: the tiers with 3 to 8 men in hand
+CHECKSUMS = Path(__file__).resolve().parent / "data" / "checksums"  # the published whole-game checksums
+# The books whose local-rule check costs seconds (the standard game's: 6.5 million positions);
+# the published record holds their values all the same in the default run.
+SLOW_BOOKS = {"standard.h5", "lasker.h5"}
 
 
 @pytest.fixture(scope="module")
@@ -160,12 +172,123 @@ def test_the_cli_builds_verifies_and_answers_from_a_book(six, tmp_path, monkeypa
     assert res.exit_code == 1 and "not an opening book" in res.stderr
 
 
-def test_every_shipped_book_matches_its_checksums():
+def test_every_shipped_books_tiers_are_the_published_whole_game_checksums():
+    """Each tier's values, read from the book, against ``tests/data/checksums/<book>-whole.json``
+    (the verified solves); only three and six, with no published whole game, have none. The
+    record shipped in the package is exactly those checksums (``tools/book_record.py``)."""
     shipped = books.shipped_books()
     assert "standard.h5" in [p.name for p in shipped]
+    unpublished = []
     for path in shipped:
-        result = verify_book(path)
-        assert result["tiers"] > 0 and result["positions"] > 0
+        whole = CHECKSUMS / f"{path.stem}-whole.json"
+        if not whole.is_file():
+            unpublished.append(path.name)
+            continue
+        published = json.loads(whole.read_text())
+        with Database(path) as db:
+            for s in db.tiers():
+                assert checksum(db.values(*s.tier)) == published[s.name], f"{path.name} {s.name}"
+    assert unpublished == ["six.h5", "three.h5"]
+    assert json.loads(PUBLISHED.read_text()) == record_from(CHECKSUMS, shipped)
+
+
+@pytest.mark.parametrize(
+    "path", [pytest.param(p, marks=[pytest.mark.slow] if p.name in SLOW_BOOKS else [], id=p.stem) for p in books.shipped_books()]
+)
+def test_a_shipped_book_passes_morris_book_verify(path):
+    """Its tiers, checksums, the published record, and the local rule in every tier whose
+    successors lie in the book (all but those with the fewest men in hand; every tier of three
+    and six, shipped whole)."""
+    result = verify_book(path)
+    assert result["tiers"] > 0 and result["positions"] > 0
+    assert result["published"] == (0 if path.name in ("six.h5", "three.h5") else result["tiers"])
+    whole = path.name in ("six.h5", "three.h5")
+    assert 0 < result["local_rule"]["tiers"] <= result["tiers"] and (result["local_rule"]["tiers"] == result["tiers"]) == whole
+
+
+def _change(path: Path, name: str, refresh: bool) -> None:
+    """Change one value of tier ``name`` of the book at ``path`` in place; with ``refresh``, every
+    checksum the book stores is made to match again (the tier's, its source's, the book's)."""
+    with h5py.File(path, "r+") as f:
+        ds = f["subspaces"][name]
+        values = ds[...]
+        slot = int(np.flatnonzero(values != 0xFFFF)[0])
+        values[slot] = 0 if values[slot] else 2
+        ds[...] = values
+        if refresh:
+            ds.attrs["checksum"] = checksum(values)
+            source = json.loads(f.attrs["book_source_checksums"])
+            source[name] = checksum(values)
+            f.attrs["book_source_checksums"] = json.dumps(source, sort_keys=True)
+            digest = hashlib.sha256()
+            for t in tier_order(parse_tier(n) for n in f["subspaces"]):
+                digest.update(np.ascontiguousarray(f["subspaces"][tier_name(t)][...], dtype="<u2").tobytes())
+            f.attrs["book_checksum"] = "sha256:" + digest.hexdigest()
+
+
+@pytest.fixture
+def changed_twelve(tmp_path, monkeypatch):
+    """A copy of the twelve men's morris book in the books folder the lookups read."""
+    folder = tmp_path / "books"
+    folder.mkdir()
+    path = folder / "twelve.h5"
+    shutil.copy(books.find_book(make_rules("twelve")), path)
+    monkeypatch.setattr(books, "BOOK_DIR", folder)
+    return path
+
+
+START_12 = "........................ w 12 12"
+
+
+def test_a_changed_book_with_its_checksums_refreshed_fails_verify_and_lookups(changed_twelve, tmp_path):
+    """A value of a tier that the start's lookup does not read, changed, and the book's own
+    checksums made to match: ``morris book verify`` (the published record) and opening the book
+    for a lookup (its stored checksums against the record) both refuse it, in one line."""
+    _change(changed_twelve, "3-3-9-9", refresh=True)
+    runner = CliRunner()
+    res = runner.invoke(main, ["book", "verify", str(changed_twelve)])
+    assert res.exit_code == 1 and "tier 3-3-9-9 " in res.stderr and "published" in res.stderr, res.output
+    assert len(res.stderr.strip().splitlines()) == 1 and "Traceback" not in res.output
+    res = runner.invoke(main, ["query", "--rules", "twelve", "--db", str(tmp_path / "none.h5"), START_12])
+    assert res.exit_code == 1 and "tier 3-3-9-9 of the opening book" in res.stderr and str(changed_twelve) in res.stderr, res.output
+    assert len(res.stderr.strip().splitlines()) == 1 and "Traceback" not in res.output
+    with pytest.raises(MismatchError, match="tier 3-3-9-9 of the opening book .* not the published"):
+        open_database(tmp_path / "none.h5", make_rules("twelve"))
+
+
+def test_a_changed_value_under_its_old_checksums_fails_the_lookup_that_reads_it(changed_twelve, tmp_path):
+    """The checksums stored still the published ones: opening passes, the first read of the
+    tier checks all its values and refuses them, on every read after."""
+    _change(changed_twelve, "0-0-12-12", refresh=False)
+    with open_database(tmp_path / "none.h5", make_rules("twelve")) as db:
+        for _ in range(2):
+            with pytest.raises(MismatchError, match="tier 0-0-12-12 of the opening book .* published checksum"):
+                db.probe(START_12)
+    res = CliRunner().invoke(main, ["query", "--rules", "twelve", "--db", str(tmp_path / "none.h5"), START_12])
+    assert res.exit_code == 1 and "tier 0-0-12-12" in res.stderr and "Traceback" not in res.output, res.output
+
+
+def test_a_books_tiers_are_read_for_the_check_once_a_process(monkeypatch, tmp_path):
+    """Opened again, a book whose tiers matched is not checked again (``morris serve``, the API)."""
+    seen = []
+    monkeypatch.setattr(opened, "checksum", lambda v: seen.append(v.size) or checksum(v))
+    monkeypatch.setattr(opened, "_verdicts", {})
+    rules = make_rules("twelve")
+    for _ in range(3):
+        with open_database(tmp_path / "none.h5", rules) as db:
+            assert db.probe(START_12).value == "win"
+    assert len(seen) == 1  # the start's tier, once
+
+
+def test_a_book_without_a_published_record_is_held_to_the_local_rule(book, tmp_path):
+    """Six men's morris with 4 men has no published record: a value changed in a tier whose
+    moves stay in the book, its checksums refreshed, is caught by the local rule."""
+    bad = tmp_path / book.name
+    shutil.copy(book, bad)
+    inner = tier_name(book_tiers(make_rules("six", ["men=4"]), MIN_HAND + 1)[-1])
+    _change(bad, inner, refresh=True)
+    with pytest.raises(MismatchError, match=f"tier {inner} of .* breaks the local rule"):
+        verify_book(bad)
 
 
 def test_the_shipped_book_answers_the_start_of_nine_mens_morris_with_no_database(tmp_path):

@@ -1,4 +1,5 @@
-"""Building an opening book from a solved database, and checking one against its source."""
+"""Building an opening book from a solved database, and checking one: against the published
+record (``published``), the local rule (``local_rule``) and, given it, its source."""
 
 from __future__ import annotations
 
@@ -15,6 +16,9 @@ from ..storage.database import Database
 from ..storage.files import STAT_KEYS, checksum, open_h5
 from ..storage.writer import chunked_dataset, write_atomic, write_header, write_stats
 from ..tiers import Tier, parse_tier, tier_name, whole_game_tiers
+from . import book_file_name
+from .local_rule import check_local_rule
+from .published import published_checksums
 
 LEVEL = 9  # gzip: a book is written once and shipped, so the smallest file wins
 CHUNK = 1 << 14  # values per chunk: a lookup decompresses one (32 KiB)
@@ -96,9 +100,12 @@ def book_attrs(path: str | os.PathLike) -> dict:
 
 def verify_book(book: str | os.PathLike, db_path: str | os.PathLike | None = None) -> dict:
     """Check the book at ``book``: its tiers are the whole game's with its ``min_hand`` men in
-    hand or more, each tier's values match its checksum and the source checksum it records, and
-    the book's own checksum holds; with ``db_path``, every tier equals the database's, value for
-    value. Raises ``MismatchError`` naming the first difference; returns a summary."""
+    hand or more, each tier's values match its checksum, the source checksum it records and the
+    published one (``published``; none for a rule set without a published record), and the
+    book's own checksum holds; with ``db_path``, every tier equals the database's, value for
+    value, and without it every tier whose successors all lie in the book holds the values they
+    give (``local_rule``). Raises ``MismatchError`` naming the first difference; returns a
+    summary."""
     book = Path(book)
     attrs = book_attrs(book)
     with Database(book) as bk:
@@ -109,6 +116,7 @@ def verify_book(book: str | os.PathLike, db_path: str | os.PathLike | None = Non
             extra = sorted(set(map(tier_name, held)) - set(map(tier_name, want)))
             lack = sorted(set(map(tier_name, want)) - set(map(tier_name, held)))
             raise MismatchError(f"{book} holds the wrong tiers (missing: {lack[:5]}, not expected: {extra[:5]})")
+        published = published_checksums(book_file_name(rules))
         source = Database(db_path, rules) if db_path is not None else None
         digest = hashlib.sha256()
         positions = 0
@@ -120,6 +128,10 @@ def verify_book(book: str | os.PathLike, db_path: str | os.PathLike | None = Non
                 got = checksum(values)
                 if got != info.checksum or got != attrs["source_checksums"].get(info.name):
                     raise MismatchError(f"tier {info.name} of {book} does not match its checksum")
+                if info.name in published and got != published[info.name]:
+                    raise MismatchError(
+                        f"tier {info.name} of {book} does not match the published checksum {published[info.name]} (its values give {got})"
+                    )
                 if source is not None:
                     other = source.values(*t)
                     if not np.array_equal(other, values):
@@ -131,5 +143,7 @@ def verify_book(book: str | os.PathLike, db_path: str | os.PathLike | None = Non
                 source.close()
         if "sha256:" + digest.hexdigest() != attrs["checksum"]:
             raise MismatchError(f"{book}: the book's checksum does not match its tiers")
+    local = check_local_rule(book, rules, want) if db_path is None else None
     return {"book": str(book), "rules": rules.describe(), "tiers": len(want), "positions": positions,
-            "checksum": attrs["checksum"], "against": None if db_path is None else str(db_path)}
+            "checksum": attrs["checksum"], "against": None if db_path is None else str(db_path),
+            "published": sum(1 for t in want if tier_name(t) in published), "local_rule": local}

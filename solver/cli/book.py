@@ -57,16 +57,25 @@ def build(db_path, rules_name, options, min_hand, out, as_json):
 @db_option
 @json_option("one JSON object")
 def verify(book_path, db_path, as_json):
-    """Check BOOK: its tiers, their checksums and its own; with --db, every value against the
-    database it was built from. Exit status 1 on any difference."""
+    """Check BOOK: its tiers, their checksums, the published ones and its own; without --db, the
+    local rule (each tier whose moves stay in the book holds the values they give), with --db,
+    every value against the database it was built from. Exit status 1 on any difference."""
     from ..books.build import verify_book
 
     result = verify_book(book_path, db_path)
     if as_json:
         echo_json(result)
         return
-    against = f", equal to {db_path} value for value" if db_path else ""
-    click.echo(f"OK: {book_path}: {result['tiers']} tiers, {result['positions']:,} positions, {result['checksum']}{against}")
+    published = (
+        f"{result['published']} tiers equal to the published record" if result["published"]
+        else "no published record of this rule set"
+    )
+    local = result["local_rule"]
+    against = (
+        f"equal to {db_path} value for value" if db_path
+        else f"the local rule holds in {local['tiers']} tiers ({local['positions']:,} positions)"
+    )
+    click.echo(f"OK: {book_path}: {result['tiers']} tiers, {result['positions']:,} positions, {result['checksum']}; {published}; {against}")
 
 
 @book.command("list")

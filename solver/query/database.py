@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ..books import find_book
+from ..books.opened import hold_to_record
 from ..errors import DatabaseError, MorrisError, NotationError
 from ..rules.notation import (
     Move,
@@ -79,6 +80,7 @@ class MorrisDatabase:
                 shipped = find_book(self._db.rules)
                 if shipped is not None:
                     self._db.add_book(shipped)
+            hold_to_record(self._db)  # a book's tiers against the published record (books.opened)
         except MorrisError:
             raise
         except (OSError, KeyError, ValueError, TypeError, AttributeError) as e:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import zlib
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,6 +86,8 @@ class Database:
     subspace in memory unless asked for its whole values (``values``); ``read_slots`` reads
     single values a chunk at a time, keeping the last ``KEPT_CHUNKS`` inflated chunks (up to
     256 MiB). ``add_book`` answers from an opening book the tiers the database lacks.
+    ``check_on_first_read`` has a tier's values checked before the first of them is read (the
+    opening books' check, ``books.opened``).
     """
 
     def __init__(self, path: str | os.PathLike, rules: RuleSet | None = None, must_exist: bool = True):
@@ -97,6 +100,7 @@ class Database:
         self._chunks: OrderedDict[tuple[str, int], np.ndarray] = OrderedDict()  # inflated, most recent last
         self._ultra_attrs: dict = {}  # the main file's draw-rank attributes (``storage.ranks``)
         self._from_book: set[str] = set()  # tiers add_book answers
+        self._first_read: dict[str, Callable[[np.ndarray], None]] = {}  # check_on_first_read's checks, by tier
         if not exists(self.path):
             if must_exist:
                 raise DatabaseError(f"no database at {self.path} (build one with: {solve_command(rules, None, self.path)})")
@@ -174,6 +178,18 @@ class Database:
                     added += 1
         return added
 
+    def book_tiers(self) -> list[SubspaceInfo]:
+        """The tiers an opening book answers: every tier where the database is a book, else
+        those ``add_book`` added."""
+        if self.book_min_hand is not None:
+            return self.tiers()
+        return [self._info[name] for name in sorted(self._from_book)]
+
+    def check_on_first_read(self, name: str, check: Callable[[np.ndarray], None]) -> None:
+        """Have ``check`` see the whole values of tier ``name`` before any of them is first read
+        (``values``, ``read_slots``); where it raises, every read of the tier raises."""
+        self._first_read[name] = check
+
     # -- catalogue ------------------------------------------------------------------------------
     def tiers(self) -> list[SubspaceInfo]:
         """Every subspace, the moving phase's and the tiers with men in hand: by men in hand,
@@ -225,16 +241,23 @@ class Database:
 
     def dataset(self, a: int, b: int, ha: int = 0, hb: int = 0) -> h5py.Dataset:
         info = self.info(a, b, ha, hb)
+        if info.name in self._first_read:
+            self.values(a, b, ha, hb)  # its check, on all its values, before the first is read
         return self._file(info.file)["subspaces"][info.name]
 
     def values(self, a: int, b: int, ha: int = 0, hb: int = 0) -> np.ndarray:
         """The whole subspace in memory."""
-        ds = self.dataset(a, b, ha, hb)
+        info = self.info(a, b, ha, hb)
+        ds = self._file(info.file)["subspaces"][info.name]
         try:
-            return chunks.read_values(ds)
+            values = chunks.read_values(ds)
         except (OSError, zlib.error, ValueError) as e:  # (chunks: a bad chunk is a ValueError)
-            info = self.info(a, b, ha, hb)
             raise DatabaseError(f"subspace {info.name} in {info.file} is corrupt: {e}") from None
+        check = self._first_read.get(info.name)
+        if check is not None:
+            check(values)
+            del self._first_read[info.name]
+        return values
 
     def read_slots(self, a: int, b: int, slots: np.ndarray, ha: int = 0, hb: int = 0) -> np.ndarray:
         ds = self.dataset(a, b, ha, hb)

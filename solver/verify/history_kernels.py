@@ -115,6 +115,22 @@ def _successor_code(ban, made, syms, rt):
 
 
 @helper
+def _judge(ban, nmv, facts, succ, rt, g):
+    """The value the moves that ``ban`` leaves give, from their successors' values ``succ``
+    (-1 where one is not stored: then -1)."""
+    legal = 0
+    win, loss, draw = 0, 0, False
+    for r in range(nmv):
+        if ban != 0 and forbidden(ban, facts[r, F_FRM], facts[r, F_TO], facts[r, F_AFTER], rt, g):
+            continue
+        legal += 1
+        if succ[r] < 0:
+            return -1
+        win, loss, draw = _best(succ[r], win, loss, draw)
+    return 1 if legal == 0 else _conclude(win, loss, draw)
+
+
+@helper
 def _note(faults, examples, c, kind, count, s, code, stored, want):
     faults[c, kind] += count
     if examples[c, 0] < 0:
@@ -142,7 +158,7 @@ def check_slots(a, b, lo, hi, info, plain, counts, bfirst, codes, xvals, rt, g, 
         want = np.empty(LIST, dtype=np.int64)
         own = np.empty(MOST_KEYS + 1, dtype=np.int64)  # the stored states the rules admit: codes
         vals = np.empty(MOST_KEYS + 1, dtype=np.int64)  # and values
-        order = np.empty(MOST_KEYS + 1, dtype=np.int64)
+        judged = np.empty(MOST_KEYS + 1, dtype=np.bool_)
         s0 = lo + c * CHUNK
         row = first_row(a, b, s0, info, counts, bfirst)
         for s in range(s0, min(hi, s0 + CHUNK)):
@@ -238,52 +254,34 @@ def check_slots(a, b, lo, hi, info, plain, counts, bfirst, codes, xvals, rt, g, 
                 facts[r, F_KIND], facts[r, F_SLOT], facts[r, F_SYMS] = FOUND, slot, which
                 facts[r, F_PLAIN], facts[r, F_NK] = plain[q0], counts[q0]
                 facts[r, F_ROW] = first_row(a2, a, slot, info, counts, bfirst)
-            for j in range(nown):  # the states in order of their pending record
-                key = own[j] & LOW10
-                q = j - 1
-                while q >= 0 and (own[order[q]] & LOW10) > key:
-                    order[q + 1] = order[q]
-                    q -= 1
-                order[q + 1] = j
-            g0 = 0
-            while g0 < nown:
-                pend = own[order[g0]] & LOW10
-                g1 = g0 + 1
-                while g1 < nown and (own[order[g1]] & LOW10) == pend:
-                    g1 += 1
-                for r in range(nmv):  # each move's successor value under this pending record
+            # a successor depends on the state's pending record (the next mover's ban), not on
+            # its ban: the successors' values once for each pending record among the states
+            for j in range(nown):
+                judged[j] = False
+            for j0 in range(nown):
+                if judged[j0]:
+                    continue
+                pend = own[j0] & LOW10
+                for r in range(nmv):
                     kind = facts[r, F_KIND]
                     if kind == LOST:
                         succ[r] = 1  # the opponent lost at once: a loss in 0 to it
-                        continue
-                    if kind == ABSENT:
+                    elif kind == ABSENT:
                         succ[r] = -1
-                        continue
-                    nban = live_record(pend, facts[r, F_O2], facts[r, F_AFTER], rt, g)
-                    made = facts[r, F_MADE]
-                    if nban == 0 and made == 0:
-                        v = facts[r, F_PLAIN]
-                        succ[r] = -1 if v == DUP else v
                     else:
-                        at = find_row(codes, facts[r, F_ROW], facts[r, F_NK], _successor_code(nban, made, facts[r, F_SYMS], rt))
-                        succ[r] = -1 if at < 0 else np.int64(xvals[at])
-                for q in range(g0, g1):
-                    j = order[q]
-                    ban = own[j] >> CODE_BITS
-                    legal = 0
-                    lacking = False
-                    win, loss, draw = 0, 0, False
-                    for r in range(nmv):
-                        if ban != 0 and forbidden(ban, facts[r, F_FRM], facts[r, F_TO], facts[r, F_AFTER], rt, g):
-                            continue
-                        legal += 1
-                        if succ[r] < 0:
-                            lacking = True
+                        nban = live_record(pend, facts[r, F_O2], facts[r, F_AFTER], rt, g)
+                        made = facts[r, F_MADE]
+                        if nban == 0 and made == 0:
+                            succ[r] = -1 if facts[r, F_PLAIN] == DUP else facts[r, F_PLAIN]
                         else:
-                            win, loss, draw = _best(succ[r], win, loss, draw)
-                    expect = 1 if legal == 0 else _conclude(win, loss, draw)
-                    if lacking:
+                            at = find_row(codes, facts[r, F_ROW], facts[r, F_NK], _successor_code(nban, made, facts[r, F_SYMS], rt))
+                            succ[r] = -1 if at < 0 else np.int64(xvals[at])
+                for j in range(j0, nown):
+                    if judged[j] or (own[j] & LOW10) != pend:
+                        continue
+                    judged[j] = True
+                    expect = _judge(own[j] >> CODE_BITS, nmv, facts, succ, rt, g)
+                    if expect < 0:
                         _note(faults, examples, c, UNREACHED, 1, s, own[j], vals[j], -1)
                     elif vals[j] != expect:
                         _note(faults, examples, c, WRONG, 1, s, own[j], vals[j], expect)
-                g0 = g1

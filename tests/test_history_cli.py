@@ -242,7 +242,9 @@ def test_verify_reads_a_subspace_with_only_what_its_moves_reach(tmp_path, monkey
     into, read back a few entries at a time (at 9 men the whole moving phase does not fit), the
     checksums streamed too; a successor missing from the database is that subspace's error, and
     the checks that do not need it still pass."""
-    from solver.history import check, store, write
+    from solver.history import write
+    from solver.storage import chunks
+    from solver.verify import history as checker
     from solver.verify.check import verify
 
     rules = make_rules("six", ["men=4", "reclose=same-man"])
@@ -251,12 +253,13 @@ def test_verify_reads_a_subspace_with_only_what_its_moves_reach(tmp_path, monkey
     for s in [(3, 4), (4, 3), (4, 4)]:  # 3-3 left out: only 3-4's removals reach it
         write.write_half(path, rules, moving[s], 1.0, 1.0)
     read = []
-    monkeypatch.setattr(check, "load_store", lambda db, subs: read.append(subs) or store.load_store(db, subs))
-    monkeypatch.setattr(store, "PIECE", 1000)
+    held = checker.HistoryCheck._read
+    monkeypatch.setattr(checker.HistoryCheck, "_read", lambda self, subs: read.append(subs) or held(self, subs))
+    monkeypatch.setattr(chunks, "PIECE", 1000)
     checks = {c.name: c for c in verify(path, progress=False, rules=rules)}
     assert read == [[(3, 4), (4, 3)], [(4, 3), (3, 4)], [(4, 4), (3, 4)]]  # (3-3 is not there)
     assert checks["4-3"].ok and checks["4-4"].ok and checks["4-4"].positions == 56_748
-    assert not checks["3-4"].ok and "successor of subspace 3-4 missing" in checks["3-4"].error
+    assert not checks["3-4"].ok and "its moves lead into 3-3, not in the database" in checks["3-4"].error
 
 
 def test_inputs_in_two_bytes_stop_a_run_the_plan_cannot_hold():

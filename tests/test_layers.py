@@ -32,13 +32,14 @@ LAYERS = [
 ]
 LEVEL = {part: i for i, layer in enumerate(LAYERS) for part in layer}
 # Siblings in one layer that may not import each other: the engine does not look values up or
-# verify; lookups do not solve; the verifier reads the engine's value cache and nothing else of it;
+# verify; lookups do not solve; the verifier reads the engine's value cache and nothing else of it,
+# and nothing of the history rule's package (its check has its own records and numbering);
 # the draw ranks (a retrograde analysis of their own) share the engine's retrograde kernels
 # (un-moves, counts, atomics) and nothing else of it.
 FORBIDDEN = {
     "engine": ("solver.verify", "solver.query", "solver.ultra"),
     "ultra": ("solver.engine.pair", "solver.engine.placing", "solver.engine.run", "solver.engine.cluster", "solver.engine.costs", "solver.verify", "solver.query"),
-    "verify": ("solver.query", "solver.engine.kernels", "solver.engine.pair", "solver.engine.placing", "solver.engine.run"),
+    "verify": ("solver.query", "solver.engine.kernels", "solver.engine.pair", "solver.engine.placing", "solver.engine.run", "solver.history"),
     "query": ("solver.engine", "solver.verify", "solver.history.solve", "solver.history.kernels", "solver.history.run"),
 }
 # Within the history rule's package: the layout, the database read back, lookups and the check
@@ -141,11 +142,20 @@ def test_an_entry_point_loads_no_solver_kernel(module):
     assert not kernels_in(mods, ALLOWED.get(module, ())), f"import {module} loads {kernels_in(mods, ALLOWED.get(module, ()))}"
 
 
+def test_the_verify_loads_nothing_of_the_history_rules_package():
+    """``morris verify``'s modules hold no ``solver.history`` module once imported: a bug of the
+    solver's numbering or canonical forms cannot hide in its own check."""
+    mods = loaded("import solver.verify, solver.verify.check, solver.verify.ledger, solver.verify.history")
+    assert "solver.verify.history" in mods and "solver.verify.ledger" in mods
+    assert not [m for m in mods if m.startswith("solver.history")]
+
+
 @pytest.mark.slow
 def test_a_lookup_and_a_check_of_a_history_database_load_no_solver_kernel(tmp_path):
     """Solve a small history-rule database (Six Men's Morris, 3 men, the same-man ban) in one
     interpreter; then a lookup and ``morris verify`` of it, each in a fresh one, load none of the
-    solver's modules (the check's own kernel, ``history.verify``, and the verifier's only)."""
+    solver's modules (the lookup reads the history rule's store; the verify nothing of the history
+    rule's package at all: ``verify.history`` is its own)."""
     from click.testing import CliRunner
 
     from solver.cli import main
@@ -157,7 +167,10 @@ def test_a_lookup_and_a_check_of_a_history_database_load_no_solver_kernel(tmp_pa
     args = ", ".join(repr(a) for a in rules + ["--db", str(path)])
     for command in ("'query', " + args + ", 'W:a1,a3,b2 B:b4,c4,d3 w'", "'verify', " + args + ", '-q'"):
         mods = loaded(cli.format(command))
-        assert "solver.history.store" in mods
+        if command.startswith("'query'"):
+            assert "solver.history.store" in mods
+        else:
+            assert "solver.verify.history" in mods and not [m for m in mods if m.startswith("solver.history")]
         assert not kernels_in(mods, ALLOWED["solver.verify.check"]), f"morris {command}: loads {kernels_in(mods)}"
 
 

@@ -1,10 +1,10 @@
-"""``morris verify`` under the history rule, one moving subspace at a time: its checksums (the
-plain slots' and the side table's, streamed from the file), then every state by
-``count_wrong`` (each state's stored value against its legal moves' successors, by
-``verify.check_half``, independent of the solver: this module loads no solver kernel). For each subspace only it and the subspaces its moves reach are read
-back (``store.load_store``): at 9 men the moving phase's states do not fit in memory at once.
-The tiers with men in hand are plain positions, which the plain verifier checks
-(``verify.check``)."""
+"""The solver's own forward check of the history rule's states, one moving subspace at a time:
+its checksums (the plain slots' and the side table's, streamed from the file), then every state
+by ``count_wrong`` (each state's stored value against its legal moves' successors, by
+``verify.check_half``, on the solver's numbering: this module loads no solver kernel). For each
+subspace only it and the subspaces its moves reach are read back (``store.load_store``). The
+engine's tests and benchmarks use it; ``morris verify`` checks a database by
+``solver.verify.history``, which shares nothing with this package."""
 
 from __future__ import annotations
 
@@ -14,10 +14,12 @@ from ..errors import MorrisError, RulesError
 from ..index.tables import board_index
 from ..rules.rulesets import RuleSet
 from ..rules.tables import game_tables
+from ..storage.chunks import pieces
 from ..storage.files import checksum_pieces, history_checksum_pieces
 from ..tiers import removal_depth
+from ..verify.history import reached
 from .layout import HistorySubspace, Store
-from .store import load_store, pieces
+from .store import load_store
 from .tables import history_tables, plain_rules
 
 
@@ -49,14 +51,6 @@ class MovingCheck:
             checksum_pieces(pieces(self.db.dataset(s.mover, s.opponent))) == s.checksum
             and history_checksum_pieces(pieces(side["keys"]), pieces(side["values"])) == s.history["checksum"]
         )
-
-
-def reached(a: int, b: int, depth: int, present) -> list[tuple[int, int]]:
-    """Moving subspace (a, b) and those a move from it leads into (the sides swap; a removal takes
-    up to ``depth`` of the opponent's men), as far as ``present`` has them: a missing one shows
-    as the error of a successor not found."""
-    out = [(a, b)] + [(b - k, a) for k in range(depth + 1)]
-    return [t for i, t in enumerate(out) if t in present and t not in out[:i]]
 
 
 def verify_moving(rules: RuleSet, moving: dict[tuple[int, int], HistorySubspace]) -> dict[tuple[int, int], int]:

@@ -17,13 +17,12 @@ import numpy as np
 
 from ..index import board_index
 from ..rules.rulesets import RuleSet
+from ..storage.chunks import pieces
 from .layout import HistorySubspace, Store
 from .states import KEY_SHIFT, canonical_state
 from .tables import history_tables
 
 __all__ = ["KEY_SHIFT", "stored_key", "load_store", "load_moving", "pieces", "DatabaseInputs"]
-
-PIECE = 1 << 22  # entries read at a time (a multiple of the files' chunks)
 
 
 def stored_key(m: int, o: int, ban: int, pending: int, rules: RuleSet) -> tuple[int, int, int, int]:
@@ -53,12 +52,6 @@ def load_moving(db, rules: RuleSet, names=None) -> dict[tuple[int, int], History
         for s in db.subspaces()
         if names is None or s.name in names
     }
-
-
-def pieces(ds):
-    """A dataset read ``PIECE`` entries at a time."""
-    for lo in range(0, ds.shape[0], PIECE):
-        yield ds[lo : lo + PIECE]
 
 
 def _fill_counts(db, a, b, store) -> None:

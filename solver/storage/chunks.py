@@ -136,3 +136,13 @@ def read_values(ds: h5py.Dataset) -> np.ndarray:
         for f in pending:
             f.result()
     return out
+
+
+PIECE = 1 << 22  # entries ``pieces`` reads at a time (a multiple of the files' chunks)
+
+
+def pieces(ds: h5py.Dataset):
+    """A dataset read ``PIECE`` entries at a time (a subspace or side table too large to read
+    whole: a checksum, a check that streams it into place)."""
+    for lo in range(0, ds.shape[0], PIECE):
+        yield ds[lo : lo + PIECE]

@@ -141,10 +141,10 @@ def verify(
                 raise SubspaceChoiceError(f"--subspace {', '.join(lacking)}: not in {db_path} (it holds {held})")
             subs = [s for s in subs if s.tier in chosen]
         history = None
-        if db.rules.reclose != "allowed":  # the history rule: its own check of the moving phase's states
-            from ..history.check import MovingCheck
+        if db.rules.reclose != "allowed":  # the history rule: the verify's own check of the moving phase's states
+            from .history import HistoryCheck
 
-            history = MovingCheck(db)
+            history = HistoryCheck(db)
         budget = verify_budget(max_memory)
         run = _Run(db, method if method in (TWIN_WALK, MARKED_WALK, SWEEP) else None, [s.tier for s in subs if not s.placing], budget)
         check_tier = _TierCheck(db, method if method in (TIER_WALK, TIER_SWEEP, TIER_DIRECT) else None, [s.tier for s in subs if s.placing], budget).check
@@ -163,9 +163,9 @@ def verify(
                     numba.set_num_threads(1)
                 try:
                     if history is not None and not s.placing:
-                        ok, bad, error = history.check(s)
-                        states = int(s.history["states"]) if s.history else s.positions
-                        check = SubspaceCheck(s.name, s.positions, ok, bad, error=error, method=f"states ({states:,}), forward")
+                        h = history.check(s)
+                        check = SubspaceCheck(s.name, s.positions, h.checksum_ok, h.mismatches, h.examples, error=h.error,
+                                              method=f"states ({h.states:,}), forward")
                         if bar:
                             bar.update(s.positions)
                     else:

@@ -26,12 +26,12 @@ from pathlib import Path
 from ..errors import MismatchError
 from ..numba_cache import source_key
 from ..rules.rulesets import RuleSet
+from ..storage.chunks import pieces
 from ..storage.database import Database, SubspaceInfo
 from ..storage.files import checksum_pieces, history_checksum_pieces
-from ..history.check import reached
-from ..history.store import pieces
 from ..tiers import Tier, removal_depth
 from .check import moving_reads, tier_reads
+from .history import reached
 
 KIND = "morris verify ledger"
 VERSION = 1
@@ -40,7 +40,7 @@ VERSION = 1
 def read_tiers(rules: RuleSet, t: Tier, present: set[Tier]) -> list[Tier]:
     """The subspaces the check of ``t`` reads besides itself: ``verify.check``'s reads
     (``moving_reads``, ``tier_reads``), or under the history rule a moving subspace's
-    ``history.check.reached`` as far as the database has them."""
+    ``verify.history.reached`` as far as the database has them."""
     a, b, ha, hb = t
     if ha or hb:
         return tier_reads(rules, [t])[0][1:]

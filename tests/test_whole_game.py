@@ -536,7 +536,11 @@ def check_samples(rules, path: Path, per_tier: int = 200, seed: int = 11) -> int
 @pytest.mark.parametrize(
     "name,options,per_tier",
     [
-        ("no-flying", ["men=4"], 200),
+        # no-flying with 4 men (its solve about 4 s) under -m slow, where every one of its positions
+        # is compared (test_whole_game_matches_reference_slow); in the default run never flying is
+        # compared position by position on the six board, the standard board's placing tiers are
+        # sampled below
+        pytest.param("no-flying", ["men=4"], 200, marks=pytest.mark.slow),
         ("standard", ["board=diagonal", "men=4"], 100),  # the diagonal board's placing tiers, 4 men
         ("standard", ["men=4", "removal=optional", "blocked=passes"], 100),
         # one removal per mill needs 5 men (a placement closing two mills)

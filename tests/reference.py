@@ -462,8 +462,9 @@ def tier_successors(rules: RuleSet, tier) -> set[Tier]:
     return out
 
 
-def whole_closure(rules: RuleSet, tiers) -> list[Tier]:
-    """``tiers`` and every tier reachable from them by ``tier_successors``, sorted."""
+def whole_closure(rules: RuleSet, tiers, stop=()) -> list[Tier]:
+    """``tiers`` and every tier reachable from them by ``tier_successors``, sorted; the tiers in
+    ``stop`` are reached but not followed."""
     n = rules.board_data.n
     todo = [tuple(int(x) for x in t) for t in tiers]
     seen: set[Tier] = set()
@@ -473,16 +474,18 @@ def whole_closure(rules: RuleSet, tiers) -> list[Tier]:
             continue
         assert len(t) == 4 and min(t) >= 0 and t[0] + t[1] <= n, t
         seen.add(t)
-        todo.extend(tier_successors(rules, t))
+        if t not in stop:
+            todo.extend(tier_successors(rules, t))
     return sorted(seen)
 
 
-def tier_components(rules: RuleSet, tiers) -> list[list[Tier]]:
+def tier_components(rules: RuleSet, tiers, stop=()) -> list[list[Tier]]:
     """The strongly connected groups of ``tiers`` under ``tier_successors`` (each sorted), every
     group after the groups its tiers lead to (Tarjan's algorithm, which finishes them in that
-    order). ``tiers`` must be closed under ``tier_successors``."""
+    order). ``tiers`` must be closed under ``tier_successors``, but for the tiers in ``stop``,
+    which count as leading nowhere."""
     tiers = sorted(tuple(t) for t in tiers)
-    succ = {t: sorted(tier_successors(rules, t)) for t in tiers}
+    succ = {t: [] if t in stop else sorted(tier_successors(rules, t)) for t in tiers}
     index: dict[Tier, int] = {}
     low: dict[Tier, int] = {}
     stack: list[Tier] = []
@@ -1173,10 +1176,12 @@ def summary(result: dict) -> dict:
 
 
 def solve_whole_reference(
-    rules: RuleSet, tiers=None, workers: int = 1, progress: bool = False, report=None, check: bool = False
+    rules: RuleSet, tiers=None, workers: int = 1, progress: bool = False, report=None, check: bool = False, given=None
 ) -> dict[Tier, Subspace]:
     """Solve every position of ``whole_closure(rules, tiers)`` (default ``[(0, 0, men, men)]``:
-    the whole game from the start). {tier: Subspace}, as ``solve_reference``.
+    the whole game from the start). {tier: Subspace}, as ``solve_reference``. ``given``: {tier:
+    Subspace} of tiers whose values are taken as they are (every position of each, e.g. from
+    another solver), not solved: the closure stops at them, and the result leaves them out.
 
     One strongly connected group of tiers at a time (``tier_components``), the groups its moves
     lead to first: each group is one ``Graph`` whose successors in earlier groups count with their
@@ -1187,9 +1192,10 @@ def solve_whole_reference(
 
     if tiers is None:
         tiers = [(0, 0, rules.men, rules.men)]
-    tiers = whole_closure(rules, tiers)
+    given = given or {}
+    tiers = whole_closure(rules, tiers, stop=given)
     number = {t: k for k, t in enumerate(tiers)}
-    groups = tier_components(rules, tiers)
+    groups = [g for g in tier_components(rules, tiers, stop=given) if not set(g) <= given.keys()]
     # the last group that looks into each tier: its keys can go after that
     last_use: dict[Tier, int] = {}
     for i, group in enumerate(groups):
@@ -1198,6 +1204,11 @@ def solve_whole_reference(
                 last_use[u] = i
     result: dict[Tier, Subspace] = {}
     solved: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    for t, s in given.items():
+        if t in number:
+            keys = (s.mover << _SHIFT) | s.opp
+            order = np.argsort(keys)
+            solved[number[t]] = (keys[order], s.value[order], s.plies[order])
     for i, group in enumerate(groups):
         t0 = time.perf_counter()
         g = _build(rules, tiers, group, solved=solved, workers=workers)

@@ -110,24 +110,79 @@ def test_cache_folders_follow_the_board_and_survive_damage(tmp_path, monkeypatch
     assert cache.load(six) is None
 
 
+def flip_a_byte_of_reps(where: Path) -> None:
+    """The low bit of a minimum of 4 men (the .npy file ends with the array's 8-byte numbers)."""
+    reps, offsets = np.load(where / "reps.npy"), np.load(where / "rep_offset.npy")
+    data = bytearray((where / "reps.npy").read_bytes())
+    data[len(data) - 8 * (len(reps) - int(offsets[4]) - 10)] ^= 1
+    (where / "reps.npy").write_bytes(bytes(data))
+
+
+def shift_a_block_of_reps(where: Path) -> None:
+    """Another array of the same shape that keeps every invariant but the sha256: the minima of 4
+    men moved up one place behind a made-up first one, so that most 4-men ranks are off by one."""
+    reps, offsets = np.load(where / "reps.npy"), np.load(where / "rep_offset.npy")
+    lo, hi = int(offsets[4]), int(offsets[5])
+    reps[lo + 1 : hi], reps[lo] = reps[lo : hi - 1].copy(), reps[lo] - 1
+    np.save(where / "reps.npy", reps)
+
+
+def flip_a_byte_of_rep_offset(where: Path) -> None:
+    data = bytearray((where / "rep_offset.npy").read_bytes())
+    data[-8 * 12] ^= 1  # the low bit of rep_offset[6] (of 18)
+    (where / "rep_offset.npy").write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    [flip_a_byte_of_reps, shift_a_block_of_reps, flip_a_byte_of_rep_offset, lambda where: (where / cache.MANIFEST).unlink()],
+    ids=["reps-byte", "reps-shifted", "rep-offset-byte", "no-manifest"],
+)
+def test_a_tampered_cache_is_not_used(six_db, tmp_path, monkeypatch, tamper):
+    """A cache whose arrays no longer match what was written is removed, not read: the lookups
+    rank with the index instead and answer as with the cache intact; the next build writes it
+    again."""
+    monkeypatch.setenv("MORRIS_CACHE_DIR", str(tmp_path))
+    six = BOARDS["six"]
+    BoardIndex(six)
+    positions = six_positions("tampered-cache", 60)
+    with open_database(six_db) as db:
+        want = [db.analyse(p) for p in positions]
+        assert isinstance(db._ranks, PlainIndex)  # (answered from the cache)
+    where = cache.folder(six)
+    tamper(where)
+    assert cache.load(six) is None and not where.exists()
+    with open_database(six_db) as db:
+        assert [db.analyse(p) for p in positions] == want
+        assert not isinstance(db._ranks, PlainIndex)
+    BoardIndex(six)
+    assert plain_index(six) is not None
+
+
 @pytest.fixture(scope="module")
 def six_db(solved_db) -> Path:
     """Six Men's Morris up to 4 men (shared by the session)."""
     return solved_db("six", 4)
 
 
-def test_plain_and_compiled_lookups_agree(six_db, monkeypatch):
-    """The same analyses from the plain path (few positions) and the compiled one (many)."""
-    rng = random.Random("startup-agree")
+def six_positions(seed: str, count: int) -> list[str]:
+    """Random positions of the six board with 3 or 4 men a side, as board strings."""
+    rng = random.Random(seed)
     n = 16
     positions = []
-    for _ in range(300):
+    for _ in range(count):
         a, b = rng.randint(3, 4), rng.randint(3, 4)
         pts = rng.sample(range(n), a + b)
         side = rng.choice("wb")
         me, opp = sum(1 << p for p in pts[:a]), sum(1 << p for p in pts[a:])
         white, black = (me, opp) if side == "w" else (opp, me)
         positions.append(f"{''.join('W' if white >> i & 1 else 'B' if black >> i & 1 else '.' for i in range(n))} {side}")
+    return positions
+
+
+def test_plain_and_compiled_lookups_agree(six_db, monkeypatch):
+    """The same analyses from the plain path (few positions) and the compiled one (many)."""
+    positions = six_positions("startup-agree", 300)
     with open_database(six_db) as db:
         plain = [db.analyse(p) for p in positions[:40]]  # one at a time: the plain path
         assert db._movegen.looked_up <= query_movegen.PLAIN_POSITIONS

@@ -269,6 +269,24 @@ def test_six_men4_one_graph(six4_whole):
     assert np.array_equal(value, v2) and np.array_equal(plies, p2)
 
 
+def test_given_tiers_stand_in_for_their_solve():
+    """``solve_whole_reference(given=...)``: with the tiers of 5 or more men on the board taken
+    from the whole solve, the tiers before them come out as the whole solve has them; the closure
+    stops at the given tiers, which the result leaves out."""
+    rules = make_rules("three", ["lasker=on"])
+    whole = cached_whole(rules)
+    given = {t: s for t, s in whole.items() if t[0] + t[1] >= 5}
+    part = solve_whole_reference(rules, given=given)
+    assert (0, 0, 3, 3) in part and not set(part) & set(given)
+    assert len(part) >= 8 and set(part) <= set(whole)
+    for t, s in part.items():
+        for x, y in zip(s, whole[t]):
+            assert np.array_equal(x, y), t
+    # and they are read: other values for them give other values before them
+    flipped = {t: s._replace(value=-s.value) for t, s in given.items()}
+    assert any(not np.array_equal(s.value, part[t].value) for t, s in solve_whole_reference(rules, given=flipped).items())
+
+
 def test_three_moving_tier_equals_moving_solver():
     whole = cached_whole(THREE)[(3, 3, 0, 0)]
     moving = cached_solve(THREE, subspaces=((3, 3),))[(3, 3)]

@@ -8,7 +8,8 @@ every tier through the API); Six Men's Morris whole (default options, 49 M posit
 reference takes about 100 s in two processes and 1.4 GiB) is checked the same way under ``-m
 slow``, as are the larger games (standard board with 4 men: minutes, about 10 GiB). Games whose
 reference cannot finish (Lasker's standard board with 4 men: 122 M positions in plain Python) are
-only sampled (``test_placing_samples_against_reference_moves``)."""
+only sampled (``test_placing_samples_against_reference_moves``); Lasker's standard board with 3 men
+is compared in its tiers of up to 4 men on the board, the tiers beyond taken from the engine."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from reference import DRAW, LOSS, WIN, lookup_whole, solve_whole_reference, start_value
+from reference import DRAW, LOSS, WIN, Subspace, enumerate_tier, lookup_whole, solve_whole_reference, start_value
 
 from solver.api import open_database
 from solver.cli import main
@@ -240,6 +241,41 @@ def test_six_whole_game_command_matches_reference(tmp_path):
 )
 def test_whole_game_matches_reference_slow(tmp_path, name, options):
     compare_whole(tmp_path, make_rules(name, options))
+
+
+def engine_tiers(path: Path, rules, tiers) -> dict:
+    """{tier: reference.Subspace}: every position of ``tiers`` with the engine's value and plies
+    from the database at ``path``, in the reference's terms (``reference_codes`` read backwards)."""
+    index = board_index(rules.board)
+    out = {}
+    with Database(path) as db:
+        for t in tiers:
+            mover, opp = enumerate_tier(rules.board_data.n, t[0], t[1])
+            code = db.values(*t)[index.rank_many(mover, opp)].astype(np.int64)
+            assert not (code == DUP).any(), t
+            plies = code - 1
+            value = np.where(code == 0, DRAW, np.where(plies % 2 == 1, WIN, LOSS)).astype(np.int8)
+            out[t] = Subspace(mover, opp, np.where(code == 0, -1, plies).astype(np.int32), value)
+    return out
+
+
+def test_standard_lasker_matches_reference_up_to_4_men_on_the_board(tmp_path):
+    """Lasker's rule on the standard board with 3 men a side: every position of the tiers with at
+    most 4 men on the board (8 tiers, 161 k positions; the place-or-move tiers with both hands,
+    with one, with 1 and 2 men on the board, and the cycles their moves make) against the
+    reference, its own move generation included. The tiers they lead to, 2-3-1-0 and 3-2-0-1
+    (which lead on to the 2.7 M positions of 3-3, too many for the default run: the standard
+    board's whole games are under -m slow), enter with the engine's values: each position
+    compared is judged by the reference from those values. (With 3 men a side a removal ends the
+    game, and flying with a man in hand changes no value of these tiers: the reference gives the
+    same with it off.)"""
+    rules = make_rules("lasker", ["men=3"])
+    path = tmp_path / "whole.h5"
+    solve_whole(rules, path, **quiet)
+    edge = [(2, 3, 1, 0), (3, 2, 0, 1)]
+    ref = solve_whole_reference(rules, given=engine_tiers(path, rules, edge))
+    assert sorted(ref) == [(0, 0, 3, 3), (0, 1, 3, 2), (1, 1, 2, 2), (1, 2, 2, 1), (1, 3, 2, 0), (2, 1, 1, 2), (2, 2, 1, 1), (3, 1, 0, 2)]
+    assert assert_matches_reference(path, rules, ref) == 161_485
 
 
 def test_extended_tiers_match_reference(tmp_path):
@@ -500,7 +536,11 @@ def check_samples(rules, path: Path, per_tier: int = 200, seed: int = 11) -> int
 @pytest.mark.parametrize(
     "name,options,per_tier",
     [
-        ("no-flying", ["men=4"], 200),
+        # no-flying with 4 men (its solve about 4 s) under -m slow, where every one of its positions
+        # is compared (test_whole_game_matches_reference_slow); in the default run never flying is
+        # compared position by position on the six board, the standard board's placing tiers are
+        # sampled below
+        pytest.param("no-flying", ["men=4"], 200, marks=pytest.mark.slow),
         ("standard", ["board=diagonal", "men=4"], 100),  # the diagonal board's placing tiers, 4 men
         ("standard", ["men=4", "removal=optional", "blocked=passes"], 100),
         # one removal per mill needs 5 men (a placement closing two mills)

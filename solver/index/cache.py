@@ -11,11 +11,17 @@ them makes a new folder instead of reading stale tables; writing one removes the
 of other keys (other code), so the cache does not grow with every change. Writing is best effort
 (a folder that cannot be written leaves the lookup to build the index each time) and atomic: a
 folder under its final name is complete.
+
+A manifest written with the arrays holds their sha256; reading checks it (about 10 ms for a
+24-point board) and the invariants the ranks rely on (``valid``), since a damaged or edited file
+would otherwise give wrong ranks without a word. A folder that fails is removed and reads as not
+cached: the lookup builds the index, which writes it again.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import tempfile
@@ -26,7 +32,8 @@ import numpy as np
 
 from ..rules.boards import Board
 
-FORMAT = "orbit-minima/1"
+FORMAT = "orbit-minima/2"  # /2: the manifest
+MANIFEST = "manifest.json"
 HERE = Path(__file__).resolve().parent
 
 
@@ -51,17 +58,45 @@ def folder(board: Board) -> Path:
     return cache_dir() / "index" / f"{board.name}-{h.hexdigest()[:16]}"
 
 
+def digest(array: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(array)).hexdigest()
+
+
+def manifest(board: Board, reps: np.ndarray, rep_offset: np.ndarray) -> dict:
+    """What ``save`` writes next to the arrays: the format, the board, and each array's sha256."""
+    return {"format": FORMAT, "board": board.name, "reps_sha256": digest(reps), "rep_offset_sha256": digest(rep_offset)}
+
+
+def valid(board: Board, reps: np.ndarray, rep_offset: np.ndarray) -> bool:
+    """The invariants ``plain`` relies on: int64 arrays, a block of minima per number of men
+    (0 ... n, from ``rep_offset[0] = 0`` to ``rep_offset[n + 1] = len(reps)``), each block
+    strictly increasing (ranks are found by binary search)."""
+    if reps.dtype != np.int64 or rep_offset.dtype != np.int64 or reps.ndim != 1 or rep_offset.shape != (board.n + 2,):
+        return False
+    if rep_offset[0] != 0 or int(rep_offset[-1]) != reps.shape[0] or (np.diff(rep_offset) < 0).any():
+        return False
+    rising = np.asarray(reps[1:] > reps[:-1])
+    starts = rep_offset[1:-1]
+    rising[starts[(starts > 0) & (starts < reps.shape[0])] - 1] = True  # (not compared across blocks)
+    return bool(rising.all())
+
+
 def load(board: Board) -> tuple[np.ndarray, np.ndarray] | None:
-    """(reps as a read-only memory map, rep_offset), or None when not cached or unreadable."""
+    """(reps as a read-only memory map, rep_offset), or None when not cached; a folder whose
+    arrays do not match its manifest's sha256 or break ``valid`` is removed and reads as None."""
     where = folder(board)
+    if not where.is_dir():
+        return None
     try:
+        written = json.loads((where / MANIFEST).read_text())
         rep_offset = np.load(where / "rep_offset.npy")
         reps = np.load(where / "reps.npy", mmap_mode="r")
-    except (OSError, ValueError):
-        return None
-    if rep_offset.shape != (board.n + 2,) or reps.ndim != 1 or int(rep_offset[-1]) != reps.shape[0]:
-        return None
-    return reps, rep_offset
+    except (OSError, ValueError, EOFError):  # (json's errors are ValueErrors; an empty .npy, an EOFError)
+        written, reps, rep_offset = None, None, None
+    if written is not None and valid(board, reps, rep_offset) and written == manifest(board, reps, rep_offset):
+        return reps, rep_offset
+    shutil.rmtree(where, ignore_errors=True)  # damaged: the next build of the index writes it again
+    return None
 
 
 def save(board: Board, reps: np.ndarray, rep_offset: np.ndarray) -> None:
@@ -75,8 +110,10 @@ def save(board: Board, reps: np.ndarray, rep_offset: np.ndarray) -> None:
     except OSError:
         return
     try:
-        np.save(tmp / "reps.npy", np.ascontiguousarray(reps, dtype=np.int64))
-        np.save(tmp / "rep_offset.npy", np.ascontiguousarray(rep_offset, dtype=np.int64))
+        reps, rep_offset = np.ascontiguousarray(reps, dtype=np.int64), np.ascontiguousarray(rep_offset, dtype=np.int64)
+        np.save(tmp / "reps.npy", reps)
+        np.save(tmp / "rep_offset.npy", rep_offset)
+        (tmp / MANIFEST).write_text(json.dumps(manifest(board, reps, rep_offset)))
         tmp.rename(final)
     except OSError:
         pass  # another process put it there first, or the disk is full: nothing is lost

@@ -1,4 +1,4 @@
-"""The verify's ledger (``solver.verify.ledger``, ``tools/verify_run.py --ledger``): a
+"""The verify's ledger (``solver.verify.ledger``, ``morris verify --log --ledger``): a
 database solved again is not checked again where its values and what each check reads are the
 ones a passed check saw; a changed tier, and every tier whose check reads it, is checked in full;
 values that no longer give their stored checksum are checked (and fail); a ledger of other rules
@@ -19,7 +19,6 @@ from click.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 import tamper_check  # noqa: E402
-import verify_run  # noqa: E402
 
 import solver  # noqa: E402
 from solver.cli import main as morris  # noqa: E402
@@ -29,8 +28,10 @@ from solver.rules import make_rules  # noqa: E402
 from solver.storage.database import Database  # noqa: E402
 from solver.storage.files import history_checksum, subspace_file  # noqa: E402
 from solver.tiers import parse_tier, twin  # noqa: E402
+from solver.verify import LOGIC_VERSION  # noqa: E402
 from solver.verify.check import checkable, moving_reads, tier_reads  # noqa: E402
-from solver.verify.ledger import read_tiers  # noqa: E402
+from solver.verify.reads import read_tiers  # noqa: E402
+from solver.verify.resume import LEDGER, logged  # noqa: E402
 
 PLAIN = ["--rules", "six", "-o", "men=4"]
 HISTORY = ["--rules", "six", "-o", "men=3", "-o", "reclose=same-man"]
@@ -42,11 +43,9 @@ def solve(args, path: Path) -> Path:
     return path
 
 
-def verify(db: Path, log: Path, ledger: Path):
-    return CliRunner().invoke(verify_run.main, ["--db", str(db), "--log", str(log), "--ledger", str(ledger)])
-
-
-logged = verify_run.logged
+def verify(db: Path, log: Path, ledger: Path | None = None, *more: str):
+    extra = ["--ledger", str(ledger)] if ledger else []
+    return CliRunner().invoke(morris, ["verify", "--db", str(db), "--log", str(log), *extra, *more])
 
 
 def copy_db(src: Path, dst: Path) -> Path:
@@ -78,11 +77,12 @@ def checked(tmp_path_factory):
         res = verify(first, tmp / "first.log", ledger)
         assert res.exit_code == 0, res.output
         checks = logged(tmp / "first.log")
-        assert checks and all(e["ok"] and e["method"] != verify_run.LEDGER for e in checks.values())
+        assert checks and all(e["ok"] and e["method"] != LEDGER for e in checks.values())
         lines = ledger.read_text().splitlines()
         assert json.loads(lines[0])["rules"] == make_rules(*args[1:2], args[3::2]).to_dict()
         assert sorted(json.loads(x)["subspace"] for x in lines[1:]) == sorted(checks)  # every passed check recorded
         assert {json.loads(x)["code"] for x in lines[1:]} == {source_key(Path(solver.__file__).parent)}  # and by which code
+        assert {json.loads(x)["logic"] for x in lines[1:]} == {LOGIC_VERSION}
         return again, ledger
 
     return get
@@ -97,7 +97,7 @@ def test_a_database_solved_again_is_not_checked_again(checked, game, tmp_path):
     checks = logged(tmp_path / "again.log")
     with Database(again) as d:
         assert set(checks) == {s.name for s in d.tiers()}
-    assert all(e["ok"] and e["method"] == verify_run.LEDGER for e in checks.values())
+    assert all(e["ok"] and e["method"] == LEDGER for e in checks.values())
     assert ledger.read_text() == before  # nothing new to record
 
 
@@ -114,7 +114,7 @@ def test_a_changed_tier_and_the_checks_that_read_it_are_checked_in_full(checked,
     checks = logged(tmp_path / "bad.log")
     redo = readers(bad, tier) | {tier}
     assert len(redo) >= 3  # (its twin and the removals that lead into it)
-    assert {n for n, e in checks.items() if e["method"] != verify_run.LEDGER} == redo
+    assert {n for n, e in checks.items() if e["method"] != LEDGER} == redo
     assert checks[tier]["checksum_ok"] and checks[tier]["mismatches"] >= 1 and not checks[tier]["ok"]
     assert {n for n, e in checks.items() if not e["ok"]} <= redo  # (a check that reads the changed value may fail too)
 
@@ -130,7 +130,7 @@ def test_values_that_no_longer_give_their_checksum_are_checked_and_fail(checked,
     res = verify(bad, tmp_path / "bad.log", shutil.copy(ledger, tmp_path / "ledger.jsonl"))
     assert res.exit_code == 1, res.output
     checks = logged(tmp_path / "bad.log")
-    assert checks["4-4"]["method"] != verify_run.LEDGER and not checks["4-4"]["checksum_ok"]
+    assert checks["4-4"]["method"] != LEDGER and not checks["4-4"]["checksum_ok"]
     assert [n for n, e in checks.items() if not e["ok"]] == ["4-4"]
 
 
@@ -147,18 +147,30 @@ def test_a_changed_side_table_is_checked_in_full(checked, tmp_path):
     res = verify(bad, tmp_path / "bad.log", shutil.copy(ledger, tmp_path / "ledger.jsonl"))
     assert res.exit_code == 1, res.output
     checks = logged(tmp_path / "bad.log")
-    assert {n for n, e in checks.items() if e["method"] != verify_run.LEDGER} == readers(bad, "3-3") | {"3-3"}
+    assert {n for n, e in checks.items() if e["method"] != LEDGER} == readers(bad, "3-3") | {"3-3"}
     assert [n for n, e in checks.items() if not e["ok"]] == ["3-3"] and checks["3-3"]["mismatches"] >= 1
 
 
 def test_a_ledger_of_other_rules_is_refused_in_one_line(checked, tmp_path):
     again, _ = checked("plain")
     other = tmp_path / "other.jsonl"
-    other.write_text(json.dumps({"kind": "morris verify ledger", "version": 1, "rules": make_rules("six", ["men=3"]).to_dict()}) + "\n")
+    other.write_text(json.dumps({"kind": "morris verify ledger", "version": 2, "rules": make_rules("six", ["men=3"]).to_dict()}) + "\n")
     res = verify(again, tmp_path / "x.log", other)
     assert res.exit_code == 2
     assert res.output.strip() == f"error: {other} is the ledger of six men=3, not of six men=4"
     assert not (tmp_path / "x.log").exists()
+
+
+def test_a_ledger_of_version_1_is_refused_in_one_line(checked, tmp_path):
+    """Its entries carry no logic version and no checksums computed from the values read: none
+    could be reused, and new entries are not mixed into it."""
+    again, _ = checked("plain")
+    old = tmp_path / "old.jsonl"
+    old.write_text(json.dumps({"kind": "morris verify ledger", "version": 1, "rules": make_rules("six", ["men=4"]).to_dict()}) + "\n")
+    res = verify(again, tmp_path / "x.log", old)
+    assert res.exit_code == 2
+    assert res.output.strip() == (f"error: {old} is a verify ledger of version 1, not 2 (its passes cannot be reused: "
+                                  "move it aside, and this verify starts a new one)")
 
 
 def test_a_line_cut_off_by_a_kill_is_passed_over(checked, tmp_path):
@@ -170,7 +182,7 @@ def test_a_line_cut_off_by_a_kill_is_passed_over(checked, tmp_path):
     res = verify(again, tmp_path / "again.log", cut)
     assert res.exit_code == 0, res.output
     checks = logged(tmp_path / "again.log")
-    assert [n for n, e in checks.items() if e["method"] != verify_run.LEDGER] == [last]  # checked again, and recorded
+    assert [n for n, e in checks.items() if e["method"] != LEDGER] == [last]  # checked again, and recorded
     assert json.loads(cut.read_text().splitlines()[-1])["subspace"] == last
 
 
@@ -201,7 +213,7 @@ def test_what_a_solve_has_finished_is_checkable_and_a_group_cut_in_half_is_not(r
 
 
 def test_a_half_solved_database_has_what_reads_nothing_missing_checked(checked, tmp_path):
-    """``verify_run.py --solved-only`` on the subspace files a solve left (no main file yet, one
+    """``morris verify --log --solved-only`` on the subspace files a solve left (no main file yet, one
     subspace not written): every subspace whose check reads nothing missing is checked, and
     passes; those that read the missing one wait, and the run passes. Without the option the
     same database fails where the missing subspace is read."""
@@ -213,13 +225,13 @@ def test_a_half_solved_database_has_what_reads_nothing_missing_checked(checked, 
     waiting = readers(again, gone)
     with Database(again) as d:
         every = {s.name for s in d.tiers()}
-    res = CliRunner().invoke(verify_run.main, ["--db", str(half), "--log", str(tmp_path / "half.log"), "--solved-only"])
+    res = verify(half, tmp_path / "half.log", None, "--solved-only")
     assert res.exit_code == 0, res.output
     checks = logged(tmp_path / "half.log")
     assert len(waiting) >= 2 and set(checks) == every - waiting - {gone}
     assert all(e["ok"] for e in checks.values())
     assert f"--solved-only: {len(waiting)} subspaces read what the database lacks yet" in res.output
-    res = CliRunner().invoke(verify_run.main, ["--db", str(half), "--log", str(tmp_path / "all.log")])
+    res = verify(half, tmp_path / "all.log")
     assert res.exit_code != 0
-    res = CliRunner().invoke(verify_run.main, ["--db", str(tmp_path / "none.h5"), "--log", str(tmp_path / "none.log")])
-    assert res.exit_code == 2 and res.output.startswith(f"error: no database at {tmp_path / 'none.h5'}"), res.output
+    res = verify(tmp_path / "none.h5", tmp_path / "none.log")
+    assert res.exit_code != 0 and f"error: no database at {tmp_path / 'none.h5'}" in res.output, res.output

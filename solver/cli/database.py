@@ -120,7 +120,7 @@ def verify(db_path, rules_name, options, threads, quiet, subspaces, max_memory, 
     if dry_run:
         return show_verify_plan(memory_plan(path, rules, subspaces or None, budget), as_json)
     if log_path is not None:
-        return verify_with_log(path, rules, log_path, threads, budget, phase, ledger_path, solved_only, as_json)
+        return verify_with_log(path, rules, log_path, threads, budget, phase, ledger_path, solved_only)
     t0 = time.perf_counter()
     missing = None if subspaces else missing_tiers_of(path, rules)
     on_check = (lambda c: echo_json(dict(c.to_dict(), event="subspace"))) if as_json else None
@@ -178,14 +178,14 @@ def missing_tiers_of(path, rules) -> dict | None:
     return {"tiers": [tier_name(t) for t in lacking], "message": describe_missing(lacking, needed)} if lacking else None
 
 
-def verify_with_log(path, rules, log, threads, budget, phase, ledger, solved_only, as_json) -> None:
+def verify_with_log(path, rules, log, threads, budget, phase, ledger, solved_only) -> None:
     """``morris verify --log``: ``verify.resume``; a line per check on stderr, the totals (one
-    JSON object) on stdout."""
+    JSON object, with --json or without) on stdout."""
     from ..verify.resume import verify_logged
 
     totals = verify_logged(path, log, rules, threads, budget, phase, ledger, solved_only,
                            echo=lambda line: click.echo(line, err=True))
-    echo_json(totals)  # (with --json or without: the totals are one JSON object)
+    echo_json(totals)
     if not totals["ok"]:
         sys.exit(1)
 

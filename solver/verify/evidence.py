@@ -43,6 +43,7 @@ def stored_states(s: SubspaceInfo) -> dict[str, int] | None:
 @dataclass
 class ReadTier:
     fingerprint: str  # as ``fingerprint``, computed from the values read
+    plain: str  # the checksum of the plain values alone (what a tier with men in hand reads of it)
     counted: dict  # the plain slots' counts (``counts.as_dict``)
     states: dict | None  # under the history rule, every state's (``counts.as_states``)
 
@@ -66,21 +67,23 @@ class ReadBack:
     def _read(self, t: Tier) -> ReadTier:
         s = self.db.info(*t)
         plain = new_counts()
-        fp = checksum_pieces(_counted(_pieces(self.db.dataset(*t)), plain))
+        values = checksum_pieces(_counted(_pieces(self.db.dataset(*t)), plain))
         if not s.history:
-            return ReadTier(fp, as_dict(plain), None)
+            return ReadTier(values, values, as_dict(plain), None)
         states = plain.copy()
         side = self.db.history_group(s.mover, s.opponent)
-        fp += " " + history_checksum_pieces(_pieces(side["keys"]), _counted(_pieces(side["values"]), states))
-        return ReadTier(fp, as_dict(plain), as_states(states))
+        fp = values + " " + history_checksum_pieces(_pieces(side["keys"]), _counted(_pieces(side["values"]), states))
+        return ReadTier(fp, values, as_dict(plain), as_states(states))
 
     def reads_digest(self, rules, t: Tier, present: set[Tier]) -> str | None:
         """``reads_digest`` of what the check of ``t`` reads, read back now (None where the
-        database lacks one of them)."""
+        database lacks one of them): under the history rule a moving subspace's check reads the
+        side tables too, a tier with men in hand the plain values alone."""
         reads = read_tiers(rules, t, present)
         if not present.issuperset(reads):
             return None
-        return reads_digest({x: self(x).fingerprint for x in reads})
+        sides = rules.reclose != "allowed" and not (t[2] or t[3])
+        return reads_digest({x: self(x).fingerprint if sides else self(x).plain for x in reads})
 
 
 def reuse_refused(entry: dict, s: SubspaceInfo, readback: ReadBack, present: set[Tier]) -> str | None:

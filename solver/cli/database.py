@@ -106,15 +106,16 @@ def verify(db_path, rules_name, options, threads, quiet, subspaces, max_memory, 
     the stored ones; and, without --subspace, that the database holds every tier its game needs.
     Exit status 1 on any failure. --subspace checks only the subspaces named (exit status 2 for
     a name that is malformed or not in the database). --log: a verify that a rerun resumes."""
+    from ..errors import OptionsError
     from ..verify.check import memory_plan, parse_subspaces
     from ..verify.check import verify as run_verify
     from ..storage.sizes import parse_size
 
     parse_subspaces(subspaces)  # a malformed name fails before any work
     if log_path is None and (phase != "all" or solved_only or ledger_path):
-        raise click.UsageError("--phase, --solved-only and --ledger go with --log")
+        raise OptionsError("--phase, --solved-only and --ledger go with --log")
     if log_path is not None and (subspaces or dry_run):
-        raise click.UsageError("--log checks the whole database: not with --subspace or --dry-run")
+        raise OptionsError("--log checks the whole database: not with --subspace or --dry-run")
     budget = parse_size(max_memory) if max_memory else None
     path, rules = database_and_rules(rules_name, options, db_path, history=True)
     if dry_run:
@@ -122,12 +123,12 @@ def verify(db_path, rules_name, options, threads, quiet, subspaces, max_memory, 
     if log_path is not None:
         return verify_with_log(path, rules, log_path, threads, budget, phase, ledger_path, solved_only)
     t0 = time.perf_counter()
-    missing = None if subspaces else missing_tiers_of(path, rules)
     on_check = (lambda c: echo_json(dict(c.to_dict(), event="subspace"))) if as_json else None
     checks = run_verify(
         path, threads=threads, progress=wanted(quiet, as_json), rules=rules, on_check=on_check,
         subspaces=subspaces or None, max_memory=budget,
     )
+    missing = None if subspaces else missing_tiers_of(path, rules)
     failed = [c for c in checks if not c.ok]
     total = sum(c.positions for c in checks)  # (as each check counted them)
     secs = time.perf_counter() - t0

@@ -64,3 +64,7 @@ class ClusterError(MorrisError):
 
 class NoRanksError(DatabaseError):
     """Ultra-strong play asked of a database without draw ranks (``morris rank`` adds them)."""
+
+
+class OptionsError(MorrisError):
+    """Options of a command that do not go together."""

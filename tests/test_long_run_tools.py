@@ -331,10 +331,11 @@ def test_a_game_is_solved_verified_tampered_with_tabled_and_its_database_removed
     out, calls = _games(root, "diagonal")
     assert out.returncode == 0, out.stderr
     steps = [c.split()[1] if c.startswith("python") else " ".join(c.split()[:2]) for c in calls]
-    assert steps == ["tools/disk_check.py", "morris solve", "tools/verify_run.py", "tools/tamper_check.py",
+    assert steps == ["tools/disk_check.py", "morris solve", "morris verify", "tools/tamper_check.py",
                      "tools/game_table.py", "morris book"]
     assert calls[1].startswith("morris solve --whole-game --rules standard -o board=diagonal --max-memory 16GiB "
                                "--db data/standard_board-diagonal.h5")
+    assert calls[2].startswith("morris verify --db data/standard_board-diagonal.h5 --log data/verify-diagonal.jsonl")
     assert "--ledger data/verified/standard_board-diagonal.jsonl" in calls[2]
     # the standard game's statistics stand in for its database as the table's reference
     assert calls[4].startswith("python tools/game_table.py tests/data/rulesets/standard.json data/standard_board-diagonal.h5")
@@ -376,7 +377,7 @@ def test_a_verified_history_game_goes_on_at_its_comparison_and_keeps_a_plain_dat
     out, calls = _games(root, "standard-ban")
     assert out.returncode == 0, out.stderr
     assert not any("running-mill" in c and c.startswith("morris solve") for c in calls)
-    assert not any("verify_run.py" in c or "tamper_check.py" in c or "disk_check.py" in c for c in calls)
+    assert not any(c.startswith("morris verify") or "tamper_check.py" in c or "disk_check.py" in c for c in calls)
     assert not any(c.startswith("morris book") for c in calls)  # no book under the history rule
     table = next(c for c in calls if "game_table.py" in c)
     assert "data/standard.h5 data/standard_reclose-running-mill.h5 --log data/whole.jsonl" in table

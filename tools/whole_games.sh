@@ -11,9 +11,9 @@
 # Each game G is solved into the database its rules name by default (data/viking.h5,
 # data/standard_removal-optional.h5: what `morris query --rules ...` reads) and leaves in data/:
 #   G.jsonl, G.time.log               the solve's JSON lines; /usr/bin/time -v of each run
-#   verify-G.jsonl, verify-G.time.log one line a checked tier (tools/verify_run.py)
+#   verify-G.jsonl, verify-G.time.log one line a checked tier (morris verify --log)
 #   verified/<database>.jsonl         the verify's ledger: a database solved again with the same
-#                                     values is not checked again
+#                                     values is not checked again (morris verify --ledger)
 #   G.tamper.md, G.tamper.json        the verify of a few tiers with one value changed (tools/tamper_check.py)
 #   G.table.md                        its row of the README's table (tools/game_table.py)
 #   checksums/<database>-whole.json   {tier: checksum}; compare with tests/data/checksums/
@@ -99,7 +99,7 @@ for name in "${names[@]}"; do
         echo solved > "$step"
         echo "$name: verify ($(date -u +%FT%TZ))"
         echo "=== verify $(date -u +%FT%TZ)" >> "data/verify-$name.time.log"
-        /usr/bin/time -v python tools/verify_run.py --db "$db" --log "data/verify-$name.jsonl" --ledger "$ledger" \
+        /usr/bin/time -v morris verify --db "$db" --log "data/verify-$name.jsonl" --ledger "$ledger" \
             2>> "data/verify-$name.time.log"
         # The negative control: the verify must fail where one value is changed (in a scratch copy:
         # the database is not written). Where it does not, the run stops here, unlabelled.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 
 import click
 
@@ -84,38 +85,62 @@ def info(db_path, rules_name, options, as_json):
     "ahead are read back when needed [default: half this machine's memory]",
 )
 @click.option("--dry-run", is_flag=True, help="print the memory plan (values held at most, bytes read) and check nothing")
+@click.option(
+    "--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    help="append each check to this JSON-lines log as it finishes; run again, a logged pass stands where "
+    "the values it and its reads hold now give the logged checksums (the rest is checked again); totals at the end",
+)
+@click.option("--phase", type=click.Choice(["all", "moving", "placing"]), default="all", show_default=True,
+              help="with --log: the moving subspaces only, or the tiers with men in hand only")
+@click.option("--solved-only", is_flag=True,
+              help="with --log: a database still being solved: check only what reads nothing it lacks (the rest later)")
+@click.option("--ledger", "ledger_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="with --log: passed checks kept across databases (JSON lines): recorded, and taken where the "
+              "values they read are the same")
 @json_option("a JSON object per subspace, then the verdict; no progress bar")
-def verify(db_path, rules_name, options, threads, quiet, subspaces, max_memory, dry_run, as_json):
+def verify(db_path, rules_name, options, threads, quiet, subspaces, max_memory, dry_run, log_path, phase, solved_only,
+           ledger_path, as_json):
     """Check every checksum, then every position: its stored value and plies must equal the
-    best over its successors (a draw whose successors are all draws needs no computing). Exit
-    status 1 on any mismatch. --subspace checks only the subspaces named (exit status 2 for a
-    name that is malformed or not in the database)."""
+    best over its successors (a draw whose successors are all draws needs no computing); count
+    each tier's positions, wins, draws, losses and longest values again and compare them with
+    the stored ones; and, without --subspace, that the database holds every tier its game needs.
+    Exit status 1 on any failure. --subspace checks only the subspaces named (exit status 2 for
+    a name that is malformed or not in the database). --log: a verify that a rerun resumes."""
+    from ..errors import OptionsError
     from ..verify.check import memory_plan, parse_subspaces
     from ..verify.check import verify as run_verify
     from ..storage.sizes import parse_size
 
     parse_subspaces(subspaces)  # a malformed name fails before any work
+    if log_path is None and (phase != "all" or solved_only or ledger_path):
+        raise OptionsError("--phase, --solved-only and --ledger go with --log")
+    if log_path is not None and (subspaces or dry_run):
+        raise OptionsError("--log checks the whole database: not with --subspace or --dry-run")
     budget = parse_size(max_memory) if max_memory else None
     path, rules = database_and_rules(rules_name, options, db_path, history=True)
     if dry_run:
         return show_verify_plan(memory_plan(path, rules, subspaces or None, budget), as_json)
+    if log_path is not None:
+        return verify_with_log(path, rules, log_path, threads, budget, phase, ledger_path, solved_only)
     t0 = time.perf_counter()
     on_check = (lambda c: echo_json(dict(c.to_dict(), event="subspace"))) if as_json else None
     checks = run_verify(
         path, threads=threads, progress=wanted(quiet, as_json), rules=rules, on_check=on_check,
         subspaces=subspaces or None, max_memory=budget,
     )
+    missing = None if subspaces else missing_tiers_of(path, rules)
     failed = [c for c in checks if not c.ok]
-    total = sum(c.positions for c in checks)
+    total = sum(c.positions for c in checks)  # (as each check counted them)
     secs = time.perf_counter() - t0
     if as_json:
         echo_json(
             {
-                "event": "verdict", "ok": not failed, "database": str(path), "subspaces": len(checks),
+                "event": "verdict", "ok": not failed and not missing, "database": str(path), "subspaces": len(checks),
                 "failed": [c.name for c in failed], "positions": total, "seconds": round(secs, 3),
+                "missing_tiers": missing and missing["tiers"],
             }
         )
-        if failed:
+        if failed or missing:
             sys.exit(1)
         return
     width = max(8, *(len(c.name) for c in checks)) if checks else 8
@@ -129,12 +154,41 @@ def verify(db_path, rules_name, options, threads, quiet, subspaces, max_memory, 
     for c in failed:
         if c.error:
             click.echo(f"  {c.error}", err=True)
+        for line in c.wrong_counts:
+            click.echo(f"  {c.name} {line}", err=True)
         for line in c.examples:
             click.echo(f"  {line}", err=True)
-    if failed:
-        click.echo(f"FAILED: {len(failed)} of {len(checks)} subspaces ({total:,} positions, {secs:.1f} s)", err=True)
+    if missing:
+        click.echo(missing["message"], err=True)
+    if failed or missing:
+        click.echo(f"FAILED: {len(failed)} of {len(checks)} subspaces ({total:,} positions, {secs:.1f} s)"
+                   + (f", {len(missing['tiers'])} tiers missing" if missing else ""), err=True)
         sys.exit(1)
     click.echo(f"OK: {len(checks)} subspaces, {total:,} positions, every checksum and value checked in {secs:.1f} s")
+
+
+def missing_tiers_of(path, rules) -> dict | None:
+    """The tiers the database's game needs and it lacks (``verify.complete``): their names and
+    the message; None where it holds them all."""
+    from ..storage.database import Database
+    from ..tiers import tier_name
+    from ..verify.complete import describe_missing, missing_tiers
+
+    with Database(path, rules) as db:
+        lacking, needed = missing_tiers(db.rules, db.tier_keys(), db.book_min_hand is not None)
+    return {"tiers": [tier_name(t) for t in lacking], "message": describe_missing(lacking, needed)} if lacking else None
+
+
+def verify_with_log(path, rules, log, threads, budget, phase, ledger, solved_only) -> None:
+    """``morris verify --log``: ``verify.resume``; a line per check on stderr, the totals (one
+    JSON object, with --json or without) on stdout."""
+    from ..verify.resume import verify_logged
+
+    totals = verify_logged(path, log, rules, threads, budget, phase, ledger, solved_only,
+                           echo=lambda line: click.echo(line, err=True))
+    echo_json(totals)
+    if not totals["ok"]:
+        sys.exit(1)
 
 
 def show_verify_plan(plan: dict, as_json: bool) -> None:

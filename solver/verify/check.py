@@ -43,8 +43,12 @@ from ..tiers import (
     successors,
 )
 from ..values import DUP, NO_VALUES, describe
+from . import LOGIC_VERSION
 from . import placing_kernels as pk
+from .counts import as_dict, count, differences, stored_counts
+from .evidence import ReadBack, stored_states
 from .held import HeldTiers, plan_reads
+from .reads import moving_reads, read_tiers, reads_digest, tier_reads
 from .kernels import (
     check_duplicates,
     expected_value,
@@ -97,16 +101,29 @@ class SubspaceCheck:
     error: str | None = None  # data that cannot be read
     method: str | None = None  # TWIN_WALK, MARKED_WALK or SWEEP, once its positions were checked
     seconds: float = 0.0  # wall time of the check, reading the values included
+    # What it counted in the values it read (``counts``; ``states``: the history rule's states),
+    # and each count that the stored statistics get wrong. ``positions`` above is the count.
+    counted: dict | None = None
+    states: dict | None = None
+    wrong_counts: list[str] = field(default_factory=list)
+    # The evidence of the check (``evidence``): the checksum of the values it read, the digest
+    # of the checksums of the tiers it read (``reads.reads_digest``) and the logic's version.
+    values: str | None = None
+    reads: str | None = None
+    logic: int = LOGIC_VERSION
 
     @property
     def ok(self) -> bool:
-        return self.checksum_ok and self.mismatches == 0 and self.missing is None and self.error is None
+        return (self.checksum_ok and self.mismatches == 0 and self.missing is None and self.error is None
+                and not self.wrong_counts)
 
     def to_dict(self) -> dict:
         return {
             "subspace": self.name, "positions": self.positions, "checksum_ok": self.checksum_ok,
             "mismatches": self.mismatches, "missing": self.missing, "error": self.error,
             "examples": self.examples, "ok": self.ok, "method": self.method, "seconds": round(self.seconds, 3),
+            "wrong_counts": self.wrong_counts, "counted": self.counted, "states": self.states,
+            "values": self.values, "reads": self.reads, "logic": self.logic,
         }
 
 
@@ -140,8 +157,9 @@ def verify(
                 held = ", ".join(s.name for s in subs) or "none"
                 raise SubspaceChoiceError(f"--subspace {', '.join(lacking)}: not in {db_path} (it holds {held})")
             subs = [s for s in subs if s.tier in chosen]
-        history = None
+        history = readback = None
         if db.rules.reclose != "allowed":  # the history rule: the verify's own check of the moving phase's states
+            readback = ReadBack(db)
             from .history import HistoryCheck
 
             history = HistoryCheck(db)
@@ -170,6 +188,8 @@ def verify(
                             bar.update(s.positions)
                     else:
                         check = (check_tier if s.placing else run.check)(s, bar.update if bar else None)
+                    if history is not None and not s.placing:
+                        _history_evidence(check, s, readback)
                 finally:
                     numba.set_num_threads(threads_now)
                 check.seconds = time.perf_counter() - t0
@@ -188,22 +208,43 @@ def verify_budget(max_memory: int | None) -> int:
     return machine_memory() // 2 if max_memory is None else max_memory
 
 
-def moving_reads(rules: RuleSet, order: list[Tier]) -> list[list[Tier]]:
-    """What the check of each moving subspace of ``order`` reads: itself, its twin and the
-    subspaces its removals lead into."""
-    return [[t, (t[1], t[0], 0, 0), *((x, y, 0, 0) for x, y in fewer_men_needed(rules, t[0], t[1]))] for t in order]
+def _history_evidence(check: SubspaceCheck, s: SubspaceInfo, readback: ReadBack) -> None:
+    """Under the history rule, the counts and evidence of the check of moving subspace ``s``:
+    its values and side table, and those of the subspaces its moves reach, read back a piece at
+    a time (``evidence.ReadBack``: each once a run)."""
+    try:
+        read = readback(s.tier)
+        present = {x.tier for x in readback.db.tiers()}
+        check.counted, check.states, check.values = read.counted, read.states, read.fingerprint
+        check.positions = read.counted["positions"]
+        check.wrong_counts = differences(stored_counts(s), read.counted) + differences(
+            stored_states(s), read.states, "states' ")
+        check.reads = readback.reads_digest(readback.db.rules, s.tier, present)
+    except DatabaseError as e:
+        check.error = check.error or str(e)
 
 
-def tier_reads(rules: RuleSet, order: list[Tier]) -> list[list[Tier]]:
-    """What the check of each tier with men in hand of ``order`` reads: itself and its successors."""
-    return [[t, *successors(rules, t)] for t in order]
+def _opened(s: SubspaceInfo, v: np.ndarray, held: HeldTiers) -> SubspaceCheck:
+    """The check of ``s`` begun on its values ``v`` as loaded: their checksum (computed once a
+    run, ``HeldTiers.checksum``) against the stored one, their counts against the stored
+    statistics."""
+    values = held.checksum(s.tier)
+    counted = as_dict(count(v))
+    return SubspaceCheck(s.name, counted["positions"], values == s.checksum, counted=counted,
+                         wrong_counts=differences(stored_counts(s), counted), values=values)
+
+
+def _sealed(check: SubspaceCheck, held: HeldTiers, reads: list[Tier]) -> SubspaceCheck:
+    """``check`` with the digest of the checksums of the tiers it read, as loaded."""
+    check.reads = reads_digest({x: held.checksum(x) for x in reads})
+    return check
 
 
 def checkable(rules: RuleSet, tiers: list[Tier]) -> list[Tier]:
     """Of ``tiers`` (what a database holds, perhaps one still being solved), those whose checks
     read only tiers among them, in their order. The rest wait for a later verify: a tier whose
     twin was not yet written when its solve was cut off, say. (Under the history rule a moving
-    subspace's check reads what its moves reach of ``history.check.reached``: ``moving_reads``.)"""
+    subspace's check reads what its moves reach of ``verify.history.reached``: ``moving_reads``.)"""
     present = set(tiers)
     moving = [t for t in tiers if not (t[2] or t[3])]
     placing = [t for t in tiers if t[2] or t[3]]
@@ -219,7 +260,7 @@ def value_bytes(rules: RuleSet) -> Callable[[Tier], int]:
 
 def _held(db: Database, reads: list[list[Tier]], budget: int | None) -> HeldTiers:
     """The values that the checks read (``reads``: each check's, in order), within ``budget``."""
-    return HeldTiers(lambda t: db.values(*t), reads, budget, value_bytes(db.rules))
+    return HeldTiers(lambda t: db.values(*t), reads, budget, value_bytes(db.rules), checksum)
 
 
 def memory_plan(db_path: Path, rules: RuleSet | None = None, subspaces: Iterable[str] | None = None,
@@ -292,8 +333,8 @@ class _Run:
         try:
             v = self.values(a, b)
         except DatabaseError as e:
-            return SubspaceCheck(s.name, s.positions, False, error=str(e))
-        check = SubspaceCheck(s.name, s.positions, checksum(v) == s.checksum)
+            return SubspaceCheck(s.name, 0, False, error=str(e))
+        check = _opened(s, v, self.held)
         fewer = fewer_men_needed(self.rules, a, b)
         lacking = [f"{x}-{y}" for x, y in [(b, a), *fewer] if not self.db.has(x, y)]
         if lacking:
@@ -343,7 +384,7 @@ class _Run:
                 )
                 progress(r1, runs)
         check.examples = self._examples(s, v, twin, fewer1, fewer2, fewer3, bad)
-        return check
+        return _sealed(check, self.held, read_tiers(self.rules, s.tier, set()))
 
     def _plan(self, s: SubspaceInfo, successors: list[np.ndarray]) -> tuple[str, list[tuple[int, np.ndarray]]]:
         """How to check (a, b), and for the sweep and the marked walk the sources of their
@@ -459,8 +500,8 @@ class _TierCheck:
         try:
             v = self.held(t)
         except DatabaseError as e:
-            return SubspaceCheck(s.name, s.positions, False, error=str(e))
-        check = SubspaceCheck(s.name, s.positions, checksum(v) == s.checksum)
+            return SubspaceCheck(s.name, 0, False, error=str(e))
+        check = _opened(s, v, self.held)
         reached = set(successors(self.rules, t))
         lacking = [subspace_name(*x) for x in sorted(reached) if not self.db.has(*x)]
         if lacking:
@@ -519,7 +560,7 @@ class _TierCheck:
                 f"{s.name} ({', '.join(subspace_name(*x) for x in unexpected) or 'none'})"
             )
         check.examples = self._examples(s, v, succ, bad)
-        return check
+        return _sealed(check, self.held, read_tiers(self.rules, t, set()))
 
     def _plan(self, s: SubspaceInfo, kinds, succ) -> str:
         """How to check tier ``s``: TIER_DIRECT only where forced; the sweep where it can serve

@@ -24,7 +24,8 @@ class HeldTiers:
     loaded with ``load`` when first asked for. ``done(i)`` after check ``i`` lets go of what no
     later check reads and, with a ``budget`` (bytes), of what does not fit: the held values and
     what was derived from them (``derived``), plus what the next check must still load
-    (``size``: the bytes of a tier's values, without reading them)."""
+    (``size``: the bytes of a tier's values, without reading them). ``checksum(t)``: ``digest``
+    of t's values as loaded, computed once a run (a tier let go and loaded again keeps it)."""
 
     def __init__(
         self,
@@ -32,8 +33,10 @@ class HeldTiers:
         reads: list[list[Tier]],
         budget: int | None = None,
         size: Callable[[Tier], int] | None = None,
+        digest: Callable[[np.ndarray], str] | None = None,
     ):
-        self.load, self.reads, self.budget, self.size = load, reads, budget, size
+        self.load, self.reads, self.budget, self.size, self.digest = load, reads, budget, size, digest
+        self.sums: dict[Tier, str] = {}
         self.uses: dict[Tier, list[int]] = {}  # the checks that read each tier, in order
         for i, ts in enumerate(reads):
             for t in dict.fromkeys(ts):
@@ -45,6 +48,11 @@ class HeldTiers:
         if t not in self.held:
             self.held[t] = self.load(t)
         return self.held[t]
+
+    def checksum(self, t: Tier) -> str:
+        if t not in self.sums:
+            self.sums[t] = self.digest(self(t))
+        return self.sums[t]
 
     def derived(self, t: Tier, make: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
         """``make(values of t)``, kept while t is held."""

@@ -66,12 +66,12 @@ class ReadBack:
     def _read(self, t: Tier) -> ReadTier:
         s = self.db.info(*t)
         plain = new_counts()
-        values = checksumpieces(_counted(pieces(self.db.dataset(*t)), plain))
+        values = checksum_pieces(_counted(pieces(self.db.dataset(*t)), plain))
         if not s.history:
             return ReadTier(values, values, as_dict(plain), None)
         states = plain.copy()
         side = self.db.history_group(s.mover, s.opponent)
-        fp = values + " " + history_checksumpieces(pieces(side["keys"]), _counted(pieces(side["values"]), states))
+        fp = values + " " + history_checksum_pieces(pieces(side["keys"]), _counted(pieces(side["values"]), states))
         return ReadTier(fp, values, as_dict(plain), as_states(states))
 
     def reads_digest(self, rules, t: Tier, present: set[Tier]) -> str | None:

@@ -174,21 +174,17 @@ def test_the_cli_builds_verifies_and_answers_from_a_book(six, tmp_path, monkeypa
 
 def test_every_shipped_books_tiers_are_the_published_whole_game_checksums():
     """Each tier's values, read from the book, against ``tests/data/checksums/<book>-whole.json``
-    (the verified solves); only three and six, with no published whole game, have none. The
+    (the verified solves), every book having one. The
     record shipped in the package is exactly those checksums (``tools/book_record.py``)."""
     shipped = books.shipped_books()
     assert "standard.h5" in [p.name for p in shipped]
-    unpublished = []
     for path in shipped:
         whole = CHECKSUMS / f"{path.stem}-whole.json"
-        if not whole.is_file():
-            unpublished.append(path.name)
-            continue
+        assert whole.is_file(), f"{path.name} has no published whole game"
         published = json.loads(whole.read_text())
         with Database(path) as db:
             for s in db.tiers():
                 assert checksum(db.values(*s.tier)) == published[s.name], f"{path.name} {s.name}"
-    assert unpublished == ["six.h5", "three.h5"]
     assert json.loads(PUBLISHED.read_text()) == record_from(CHECKSUMS, shipped)
 
 
@@ -201,7 +197,7 @@ def test_a_shipped_book_passes_morris_book_verify(path):
     and six, shipped whole)."""
     result = verify_book(path)
     assert result["tiers"] > 0 and result["positions"] > 0
-    assert result["published"] == (0 if path.name in ("six.h5", "three.h5") else result["tiers"])
+    assert result["published"] == result["tiers"]
     whole = path.name in ("six.h5", "three.h5")
     assert 0 < result["local_rule"]["tiers"] <= result["tiers"] and (result["local_rule"]["tiers"] == result["tiers"]) == whole
 

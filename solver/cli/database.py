@@ -164,7 +164,9 @@ def verify(db_path, rules_name, options, threads, quiet, subspaces, max_memory, 
         click.echo(f"FAILED: {len(failed)} of {len(checks)} subspaces ({total:,} positions, {secs:.1f} s)"
                    + (f", {len(missing['tiers'])} tiers missing" if missing else ""), err=True)
         sys.exit(1)
-    click.echo(f"OK: {len(checks)} subspaces, {total:,} positions, every checksum and value checked in {secs:.1f} s")
+    whole = "" if subspaces else "; none missing that the game needs"
+    click.echo(f"OK: {len(checks)} subspaces, {total:,} positions (counted from the values), every checksum, value and "
+               f"count checked{whole} in {secs:.1f} s")
 
 
 def missing_tiers_of(path, rules) -> dict | None:

@@ -37,6 +37,8 @@ from solver.verify import history_kernels as hk
 from solver.verify.history import HistoryCheck
 
 KEY_BITS = 2 * CODE_BITS
+# one worker builds the reference's databases (once a process) and compiles the check (--dist loadgroup)
+pytestmark = pytest.mark.xdist_group("verify history")
 
 
 def record_images(gen: HistoryGen, perms) -> np.ndarray:
@@ -197,6 +199,28 @@ def test_a_changed_value_fails(tmp_path_factory, tmp_path):
     values[i] += 2  # the same side wins (or loses), two plies later
     v = assert_fails(changed(src, tmp_path, values=values), hk.WRONG)
     assert v.faults[hk.WRONG] == v.mismatches and "successors give" in v.examples[0]  # (it and states that move to it)
+
+
+def test_a_changed_value_fails_a_rerun_with_the_log_of_a_pass(tmp_path_factory, tmp_path):
+    """``morris verify --log`` reuses no pass of a history database whose side table changed since,
+    though its checksums were made to match: the logged evidence is of the values read then."""
+    import json
+
+    db = changed(reference_database(tmp_path_factory, "same-man"), tmp_path)  # (an unchanged copy)
+    log = tmp_path / "verify.log"
+    first = CliRunner().invoke(main, ["verify", "--db", str(db), "--log", str(log)])
+    assert first.exit_code == 0 and json.loads(first.stdout.splitlines()[-1])["ok"], first.output
+    with h5py.File(subspace_file(db, "3-3"), "r+") as f:
+        g = f["history/3-3"]
+        values = g["values"][...]
+        values[int(np.flatnonzero(values != 0)[len(values) // 3])] += 2
+        g["values"][...] = values
+        g.attrs["checksum"] = history_checksum(g["keys"][...], values)
+    again = CliRunner().invoke(main, ["verify", "--db", str(db), "--log", str(log)])
+    assert again.exit_code == 1, again.output
+    assert "0 passed before" in again.output
+    last = json.loads(log.read_text().splitlines()[-1])
+    assert last["subspace"] == "3-3" and not last["ok"] and last["mismatches"] > 0
 
 
 def test_a_dropped_key_fails(tmp_path_factory, tmp_path):

@@ -284,8 +284,6 @@ def _check_against_movegen(rules, values, a: int, b: int, slots, movers, opps) -
     return Reached(len(stored), by_removal, kinds)
 
 
-# the cases that share one solve (engine_db's, per process) run in one worker (--dist loadgroup)
-SAME_WORKER = pytest.mark.xdist_group("twelve per-mill up to 4-5")
 LOCAL = [
     # name, options, max_men, (a, b), (mills closed, men removed) the sample must reach
     ("standard", (), 4, (3, 4), {(1, 1)}),  # flying meets the removals
@@ -300,10 +298,10 @@ LOCAL = [
     # The default run solves the pairs up to 4-5 and 5-4 (5-5, the largest, under -m slow: its
     # two removals into 3-5 are reached from 5-4 and 5-3 here as well)
     pytest.param("twelve", PER_MILL, 5, (5, 5), {(1, 1), (2, 2)}, marks=pytest.mark.slow),
-    pytest.param("twelve", PER_MILL, (4, 5), (5, 4), {(1, 1), (2, 2)}, marks=SAME_WORKER),
-    pytest.param("twelve", PER_MILL, (4, 5), (5, 3), {(2, 2)}, marks=SAME_WORKER),
-    pytest.param("twelve", PER_MILL, (4, 5), (3, 5), {(1, 1)}, marks=SAME_WORKER),
-    pytest.param("twelve", PER_MILL, (4, 5), (4, 5), {(1, 1)}, marks=SAME_WORKER),
+    ("twelve", PER_MILL, (4, 5), (5, 4), {(1, 1), (2, 2)}),
+    ("twelve", PER_MILL, (4, 5), (5, 3), {(2, 2)}),
+    ("twelve", PER_MILL, (4, 5), (3, 5), {(1, 1)}),
+    ("twelve", PER_MILL, (4, 5), (4, 5), {(1, 1)}),
     # per-mill with forfeit: the second removal forfeited when the men left all stand in a mill
     # (the pairs up to 4-5 and 5-4 only; with 5-5, the largest, under -m slow: its two removals
     # into 3-5 are checked without forfeit above, a mill whose removal is forfeited in 3-5 here)

@@ -37,8 +37,6 @@ from solver.verify import history_kernels as hk
 from solver.verify.history import HistoryCheck
 
 KEY_BITS = 2 * CODE_BITS
-# one worker builds the reference's databases (once a process) and compiles the check (--dist loadgroup)
-pytestmark = pytest.mark.xdist_group("verify history")
 
 
 def record_images(gen: HistoryGen, perms) -> np.ndarray:

@@ -11,7 +11,7 @@ workers load everything from the cache. ``python tests/warm_kernels.py moving|pl
   without a graph (``ultra``);
 - ``placing``: the placing tiers' kernels (``placing.warm_up``), then Three Men's Morris and the
   six board under Lasker's rule solved whole and verified each way (the verify's placing
-  kernels).
+  kernels), then the verify's check of the history rule on a small database of the reference's.
 
 It only compiles: what the tests check is checked by the tests.
 """
@@ -63,6 +63,15 @@ def placing(folder: Path) -> None:
         solve_whole(rules, path, progress=False, echo=lambda s: None)
         for method in (check.TIER_WALK, check.TIER_SWEEP, check.TIER_DIRECT):
             check.verify(path, progress=False, method=method)
+    # the verify's own check of the history rule, on a database written from the plain
+    # reference's solution (as tests/test_verify_history.py does)
+    from reference_history import solve_history
+    from test_verify_history import write_reference_database
+
+    rules = make_rules("six", ["men=3", "reclose=same-man"])
+    path = folder / "history" / "six3.h5"
+    write_reference_database(path, rules, solve_history(rules, subspaces=[(3, 3)]))
+    check.verify(path, progress=False)
 
 
 if __name__ == "__main__":
